@@ -1,0 +1,164 @@
+import { sql } from "drizzle-orm";
+import type { NodePgDatabase } from "drizzle-orm/node-postgres";
+import * as schema from "../../src/db/schema";
+import { issueApiKey } from "../../src/services/auth/api-keys";
+
+type Db = NodePgDatabase<typeof schema>;
+type Log = (line: string) => void;
+
+export const DEMO_WINERY_ID = "3f8a2c1e-5b7d-4e9f-a1c2-d4e5f6a7b8c9";
+export const DEMO_CHANNEL_KEY = "demo-webshop";
+
+export interface SeedResult {
+  wineryId: string;
+  apiChannelKey: string;
+  apiKey: string;
+}
+
+const FIRST = [
+  "Giulia",
+  "Marco",
+  "Anne",
+  "Lukas",
+  "Sofia",
+  "James",
+  "Chiara",
+  "Pierre",
+  "Elena",
+  "Tom",
+  "Marta",
+  "Jonas",
+];
+const LAST = [
+  "Rossi",
+  "Bianchi",
+  "Martin",
+  "Müller",
+  "Ferrari",
+  "Smith",
+  "Romano",
+  "Dubois",
+  "Greco",
+  "Brown",
+  "Conti",
+  "Weber",
+];
+const COUNTRIES = ["IT", "IT", "FR", "DE", "IT", "GB", "IT", "FR", "IT", "US", "IT", "DE"];
+const CITIES = [
+  "Firenze",
+  "Siena",
+  "Lyon",
+  "München",
+  "Montalcino",
+  "London",
+  "Greve",
+  "Bordeaux",
+  "Lucca",
+  "Boston",
+  "Arezzo",
+  "Berlin",
+];
+
+async function ensureWinery(
+  db: Db,
+  wineryId: string,
+  name: string,
+  apiChannelKey: string,
+  log: Log,
+) {
+  await db
+    .insert(schema.wineries)
+    .values({
+      id: wineryId,
+      name,
+      businessName: `${name} S.r.l.`,
+      city: "Montalcino",
+      province: "SI",
+      region: "Toscana",
+      state: "IT",
+      zipcode: "53024",
+      companyEmail: "info@example.com",
+    })
+    .onConflictDoNothing();
+  await db
+    .insert(schema.salesChannels)
+    .values({ wineryId, name: "Webshop", apiChannelKey, ecommerceUrl: "https://shop.example.com" })
+    .onConflictDoNothing();
+  log(`winery ${wineryId} (${name}) with channel ${apiChannelKey}`);
+}
+
+/** Demo contacts spread over the last year, so every date range of E17/E18 finds some. */
+async function seedContacts(db: Db, wineryId: string, log: Log) {
+  const now = Date.now();
+  const rows = Array.from({ length: 24 }, (_, i) => {
+    const first = FIRST[i % FIRST.length] ?? "Demo";
+    const last = LAST[(i * 5) % LAST.length] ?? "Contact";
+    const at = new Date(now - (i * 15 + 1) * 86_400_000);
+    return {
+      wineryId,
+      email: `${first}.${last}.${i}@example.com`
+        .toLowerCase()
+        .normalize("NFD")
+        .replace(/[^\x20-\x7e]/g, ""),
+      firstName: first,
+      lastName: last,
+      phoneNumber: `+39 333 ${String(1000000 + i * 7919).slice(0, 7)}`,
+      countryIso: COUNTRIES[i % COUNTRIES.length] ?? "IT",
+      city: CITIES[i % CITIES.length] ?? null,
+      languageIso: i % 3 === 0 ? "en" : "it",
+      acceptedMarketing: i % 2 === 0,
+      acceptedPrivacyTerms: true,
+      acceptedProfiling: i % 4 === 0,
+      createdAt: at,
+      updatedAt: at,
+    };
+  });
+  const inserted = await db
+    .insert(schema.contacts)
+    .values(rows)
+    .onConflictDoNothing()
+    .returning({ id: schema.contacts.id });
+  for (const [i, { id }] of inserted.entries()) {
+    if (i % 3 !== 0) continue;
+    await db
+      .insert(schema.contactEmails)
+      .values({ contactId: id, email: `work.${id}@example.org`, type: "WORK" });
+    await db.insert(schema.contactAddresses).values({
+      contactId: id,
+      address: `Via Roma ${i + 1}`,
+      city: "Siena",
+      countryIso: "IT",
+      province: "SI",
+      zipcode: "53100",
+    });
+  }
+  const [{ count } = { count: 0 }] = await db
+    .execute<{ count: number }>(
+      sql`select count(*)::int as count from contacts where winery_id = ${wineryId}`,
+    )
+    .then((r) => r.rows);
+  log(`contacts: ${inserted.length} new, ${count} in all`);
+}
+
+/** The demo winery with its channel and contacts; idempotent. Issues a fresh API key each time. */
+export async function seedDemo(db: Db, log: Log): Promise<SeedResult> {
+  await ensureWinery(db, DEMO_WINERY_ID, "Tenuta Demo", DEMO_CHANNEL_KEY, log);
+  await seedContacts(db, DEMO_WINERY_ID, log);
+  const { key } = await issueApiKey(db, DEMO_WINERY_ID, `seed ${new Date().toISOString()}`);
+  log("issued a new API key for the demo winery");
+  return { wineryId: DEMO_WINERY_ID, apiChannelKey: DEMO_CHANNEL_KEY, apiKey: key };
+}
+
+/** An extra, empty winery (with a channel and a key), for trying tenancy by hand. */
+export async function seedTenant(db: Db, wineryId: string, log: Log): Promise<SeedResult> {
+  const apiChannelKey = `ch_${wineryId.replaceAll("-", "")}`;
+  await ensureWinery(db, wineryId, `Winery ${wineryId.slice(0, 8)}`, apiChannelKey, log);
+  const { key } = await issueApiKey(db, wineryId, `seed ${new Date().toISOString()}`);
+  log("issued a new API key for the tenant");
+  return { wineryId, apiChannelKey, apiKey: key };
+}
+
+export async function isSeeded(db: Db): Promise<boolean> {
+  const rows = await db.select({ id: schema.wineries.id }).from(schema.wineries).limit(1);
+  return rows.length > 0;
+}

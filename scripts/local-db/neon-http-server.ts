@@ -1,0 +1,289 @@
+// Neon's SQL-over-HTTP endpoint (what `neon()` from @neondatabase/serverless POSTs to), on top of
+// node-postgres, so the driver behaves locally as it does against Neon. Protocol facts:
+// /work/shared/notes/neon-local.md and the driver's execute()/processQueryResult in index.mjs.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import pg from "pg";
+import type { Stats } from "./stats";
+
+export interface NeonHttpServerOptions {
+  port?: number;
+  host?: string;
+  stats: Stats;
+  /** How long to wait for a database connection before answering 08006. */
+  connectTimeoutMs?: number;
+  log?: (msg: string) => void;
+}
+
+export interface NeonHttpServer {
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+interface QueryInput {
+  query: string;
+  params: (string | null)[];
+}
+
+/** The error body the driver turns into a NeonDbError (every key present, null where absent). */
+const ERROR_FIELDS = [
+  "code",
+  "detail",
+  "hint",
+  "position",
+  "internalPosition",
+  "internalQuery",
+  "severity",
+  "where",
+  "table",
+  "column",
+  "schema",
+  "dataType",
+  "constraint",
+  "file",
+  "line",
+  "routine",
+] as const;
+type ErrorBody = { message: string } & Record<(typeof ERROR_FIELDS)[number], string | null>;
+
+class BadRequest extends Error {}
+
+const ISOLATION_LEVELS: Record<string, string> = {
+  Serializable: "SERIALIZABLE",
+  RepeatableRead: "REPEATABLE READ",
+  ReadCommitted: "READ COMMITTED",
+  ReadUncommitted: "READ UNCOMMITTED",
+};
+
+// Every value stays the text Postgres sent: the driver parses types itself.
+const rawText: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
+
+function toQueryInput(value: unknown): QueryInput {
+  if (typeof value !== "object" || value === null) throw new BadRequest("query must be an object");
+  const { query, params = [] } = value as { query?: unknown; params?: unknown };
+  if (typeof query !== "string") throw new BadRequest("query.query must be a string");
+  if (!Array.isArray(params)) throw new BadRequest("query.params must be an array");
+  // The driver already serialises parameters to strings; accept other JSON scalars as their text.
+  const text = params.map((p: unknown) =>
+    p === null || typeof p === "string" ? p : typeof p === "object" ? JSON.stringify(p) : String(p),
+  );
+  return { query, params: text };
+}
+
+/** Text of a non-Postgres error; Node's AggregateError (e.g. for `localhost`) has an empty message. */
+function describe(err: unknown): string {
+  if (err instanceof AggregateError && !err.message) return err.errors.map(describe).join("; ");
+  if (err instanceof Error)
+    return err.message || String((err as NodeJS.ErrnoException).code ?? err.name);
+  return String(err);
+}
+
+function errorBody(err: unknown): ErrorBody {
+  const body = { message: describe(err) } as ErrorBody;
+  for (const f of ERROR_FIELDS) body[f] = null;
+  if (err instanceof pg.DatabaseError) {
+    for (const f of ERROR_FIELDS) body[f] = err[f] ?? null;
+  } else {
+    // No SQLSTATE: the database could not be reached or the connection broke (ECONNREFUSED,
+    // "Connection terminated", connect timeout). Answer like Postgres would, class 08.
+    body.message = `Couldn't connect to database: ${body.message}`;
+    body.code = "08006";
+    body.severity = "ERROR";
+  }
+  return body;
+}
+
+export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<NeonHttpServer> {
+  const { stats } = opts;
+  const host = opts.host ?? "127.0.0.1";
+  const log = opts.log ?? (() => {});
+  const pools = new Map<string, pg.Pool>();
+
+  /** One pool per database; application_name is dropped so every driver version shares it. */
+  function poolFor(connectionString: string): pg.Pool {
+    let url: URL;
+    try {
+      url = new URL(connectionString);
+    } catch {
+      throw new BadRequest("Neon-Connection-String is not a valid URL");
+    }
+    url.searchParams.delete("application_name");
+    const key = url.toString();
+    let pool = pools.get(key);
+    if (!pool) {
+      pool = new pg.Pool({
+        connectionString: key,
+        application_name: "neon-local-http",
+        connectionTimeoutMillis: opts.connectTimeoutMs ?? 2500,
+        idleTimeoutMillis: 30_000,
+        max: 20,
+      });
+      // An idle client whose server died emits here; without a listener the process would crash.
+      // The pool drops that client and opens fresh ones later, so it recovers by itself.
+      pool.on("error", (err) => log(`neon-http: idle connection error: ${err.message}`));
+      pools.set(key, pool);
+    }
+    return pool;
+  }
+
+  async function run(client: pg.PoolClient, q: QueryInput) {
+    // queryMode 'extended' (pg >= 8.15) forces Parse/Bind/Execute even without parameters, so
+    // several statements in one string fail with 42601 exactly as on Neon.
+    const config: pg.QueryArrayConfig & { queryMode: "extended" } = {
+      text: q.query,
+      values: q.params,
+      rowMode: "array",
+      types: rawText,
+      queryMode: "extended",
+    };
+    const r = await client.query(config);
+    return {
+      rowAsArray: true,
+      fields: r.fields.map((f) => ({
+        name: f.name,
+        dataTypeID: f.dataTypeID,
+        tableID: f.tableID,
+        columnID: f.columnID,
+        dataTypeSize: f.dataTypeSize,
+        dataTypeModifier: f.dataTypeModifier,
+        format: "text",
+      })),
+      rows: r.rows as (string | null)[][],
+      command: r.command,
+      rowCount: r.rowCount,
+    };
+  }
+
+  async function withClient<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    // pg-pool removes its error listener while a client is checked out; if the server goes away
+    // mid-query the client would emit an unhandled 'error' and crash the process. The query
+    // itself still rejects, which is what reaches the caller.
+    const onError = (err: Error) => log(`neon-http: connection lost: ${err.message}`);
+    client.on("error", onError);
+    let broken: Error | undefined;
+    try {
+      return await fn(client);
+    } catch (err) {
+      // A client whose connection failed (no SQLSTATE, or a FATAL such as 57P01 admin_shutdown)
+      // must not go back to the pool.
+      const fatal =
+        err instanceof pg.DatabaseError && (err.severity === "FATAL" || err.severity === "PANIC");
+      if (!(err instanceof pg.DatabaseError) || fatal) broken = err as Error;
+      throw err;
+    } finally {
+      client.off("error", onError);
+      client.release(broken ?? false);
+    }
+  }
+
+  async function batch(
+    client: pg.PoolClient,
+    queries: QueryInput[],
+    headers: IncomingMessage["headers"],
+  ) {
+    const level = headers["neon-batch-isolation-level"];
+    let begin = "BEGIN";
+    if (typeof level === "string") {
+      const sqlLevel = ISOLATION_LEVELS[level];
+      if (!sqlLevel) throw new BadRequest(`invalid Neon-Batch-Isolation-Level: ${level}`);
+      begin += ` ISOLATION LEVEL ${sqlLevel}`;
+    }
+    if (headers["neon-batch-read-only"] === "true") begin += " READ ONLY";
+    if (headers["neon-batch-deferrable"] === "true") begin += " DEFERRABLE";
+    await client.query(begin);
+    try {
+      const results = [];
+      for (const q of queries) results.push(await run(client, q));
+      await client.query("COMMIT");
+      return { results };
+    } catch (err) {
+      // If the ROLLBACK itself fails the connection is unusable; withClient then discards it.
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    }
+  }
+
+  async function handleSql(req: IncomingMessage): Promise<[number, unknown]> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8")); // arrives as text/plain
+    } catch {
+      throw new BadRequest("request body is not valid JSON");
+    }
+    const connectionString = req.headers["neon-connection-string"];
+    if (typeof connectionString !== "string")
+      throw new BadRequest("missing Neon-Connection-String header");
+    const pool = poolFor(connectionString);
+    if (typeof body === "object" && body !== null && "queries" in body) {
+      const { queries } = body as { queries: unknown };
+      if (!Array.isArray(queries)) throw new BadRequest("queries must be an array");
+      const inputs = queries.map(toQueryInput);
+      return [200, await withClient(pool, (c) => batch(c, inputs, req.headers))];
+    }
+    const input = toQueryInput(body);
+    return [200, await withClient(pool, (c) => run(c, input))];
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://local").pathname;
+    let status: number;
+    let payload: unknown;
+    if (req.method === "GET" && path === "/__stats") {
+      [status, payload] = [200, { ...stats }];
+    } else if (req.method === "POST" && path === "/__stats/reset") {
+      stats.httpRequests = 0;
+      stats.wsSessions = 0;
+      [status, payload] = [200, { ...stats }];
+    } else if (req.method === "POST") {
+      stats.httpRequests++;
+      try {
+        [status, payload] = await handleSql(req);
+      } catch (err) {
+        status = 400;
+        payload = err instanceof BadRequest ? { message: err.message } : errorBody(err);
+        if (!(err instanceof BadRequest))
+          log(`neon-http: ${(payload as ErrorBody).code} ${(payload as ErrorBody).message}`);
+      }
+    } else {
+      [status, payload] = [405, { message: "method not allowed" }];
+    }
+    const text = JSON.stringify(payload);
+    res.writeHead(status, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(text),
+    });
+    res.end(text);
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log(`neon-http: ${String(err)}`);
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off("error", reject);
+      const addr = server.address();
+      resolve(typeof addr === "object" && addr ? addr.port : 0);
+    });
+  });
+  log(`neon-http: listening on http://${host}:${port}/sql`);
+
+  return {
+    host,
+    port,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections(); // keep-alive sockets would otherwise hold close() open
+      await Promise.all([...pools.values()].map((p) => p.end().catch(() => {})));
+      pools.clear();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,174 @@
+// WebSocket-to-TCP relay in the shape of Neon's proxy: ws://HOST:PORT/v2?address=host:port.
+// The driver's Pool/Client (neonConfig.wsProxy) speaks the Postgres wire protocol through it.
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createRequire } from "node:module";
+import { connect, isIPv4 } from "node:net";
+import type { Duplex } from "node:stream";
+import type { RawData, WebSocket, WebSocketServer as WebSocketServerClass } from "ws";
+import {
+  CANCEL_REQUEST_CODE,
+  GSSENC_REQUEST_CODE,
+  MessageReader,
+  PROTOCOL_3_0,
+  SSL_REQUEST_CODE,
+} from "./pg-wire";
+import type { Stats } from "./stats";
+
+// vitest's globalSetup resolves `ws` with browser conditions and gets its stub
+// ("WebSocketServer is not a constructor"); require() always picks the Node build.
+const { WebSocketServer } = createRequire(import.meta.url)("ws") as {
+  WebSocketServer: typeof WebSocketServerClass;
+};
+
+export interface WsRelayOptions {
+  port?: number;
+  host?: string;
+  stats: Stats;
+  log?: (msg: string) => void;
+}
+
+export interface WsRelay {
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** `address=host:port` of a loopback target, or null. The driver writes IPv6 hosts unbracketed. */
+function parseTarget(url: string | undefined): { host: string; port: number } | null {
+  const address = new URL(url ?? "/", "http://relay").searchParams.get("address");
+  const colon = address?.lastIndexOf(":") ?? -1;
+  if (!address || colon <= 0) return null;
+  const host = address.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
+  const port = Number(address.slice(colon + 1));
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) return null;
+  const loopback =
+    host === "localhost" || host === "::1" || (isIPv4(host) && host.startsWith("127."));
+  return loopback ? { host, port } : null;
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+/**
+ * Follows the client-to-server byte stream to spot the Terminate message ('X'). The driver does not
+ * close its WebSocket after pool.end() (it sends Terminate and leaves the socket open), so the relay
+ * must end the session itself. Following the framing avoids mistaking 'X\0\0\0\x04' inside a
+ * parameter for a Terminate. After an accepted SSLRequest the stream is TLS: stop following.
+ */
+class TerminateWatcher {
+  private reader = new MessageReader({ untyped: true });
+  private state: "startup" | "awaitSslAnswer" | "typed" | "opaque" = "startup";
+
+  /** Feeds client bytes; true once a Terminate message has been seen. */
+  fromClient(chunk: Buffer): boolean {
+    if (this.state === "opaque" || this.state === "awaitSslAnswer") return false;
+    this.reader.push(chunk);
+    try {
+      for (let m = this.reader.next(); m; m = this.reader.next()) {
+        if (m.type === "X") return true;
+        if (m.type !== null) continue;
+        const code = m.bytes.length >= 8 ? m.bytes.readInt32BE(4) : 0;
+        if (code === SSL_REQUEST_CODE || code === GSSENC_REQUEST_CODE)
+          this.state = "awaitSslAnswer";
+        else if (code === PROTOCOL_3_0) this.state = "typed";
+        else if (code !== CANCEL_REQUEST_CODE) this.state = "opaque";
+        this.reader.untyped = this.state !== "typed";
+        if (this.state !== "startup" && this.state !== "typed") return false;
+      }
+    } catch {
+      this.state = "opaque"; // not a Postgres stream we understand: just relay it
+    }
+    return false;
+  }
+
+  /** Feeds server bytes: only the one-byte answer to an SSLRequest matters. */
+  fromServer(chunk: Buffer): void {
+    if (this.state !== "awaitSslAnswer" || chunk.length === 0) return;
+    this.state = chunk[0] === 0x4e /* 'N' */ ? "startup" : "opaque";
+  }
+}
+
+export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
+  const host = opts.host ?? "127.0.0.1";
+  const log = opts.log ?? (() => {});
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+
+  function relay(ws: WebSocket, target: { host: string; port: number }): void {
+    opts.stats.wsSessions++;
+    const watcher = new TerminateWatcher();
+    const tcp = connect({ host: target.host, port: target.port });
+    tcp.setNoDelay(true);
+    let terminated = false;
+
+    ws.on("message", (data) => {
+      if (terminated) return;
+      const chunk = toBuffer(data);
+      tcp.write(chunk); // buffered by Node until the TCP connection is up
+      if (watcher.fromClient(chunk)) {
+        terminated = true;
+        log(`ws-relay: Terminate from client, closing session to ${target.host}:${target.port}`);
+        tcp.end(); // flushes the Terminate first, then FIN
+        ws.close(1000);
+      }
+    });
+    tcp.on("data", (chunk: Buffer) => {
+      watcher.fromServer(chunk);
+      if (ws.readyState === ws.OPEN) ws.send(chunk);
+    });
+    // Either side going away ends the other, so no server session is left behind.
+    ws.on("close", () => tcp.end());
+    ws.on("error", () => tcp.destroy());
+    tcp.on("error", (err) => {
+      log(`ws-relay: ${target.host}:${target.port}: ${err.message}`);
+      tcp.destroy();
+    });
+    tcp.on("close", () => {
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1000);
+    });
+  }
+
+  function refuse(socket: Duplex, status: string): void {
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  }
+
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(426, { "content-type": "text/plain" });
+    res.end("WebSocket upgrade expected\n");
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    const target = parseTarget(req.url);
+    if (!target) {
+      log(`ws-relay: refused ${req.url ?? ""} (only loopback address=host:port targets)`);
+      refuse(socket, "403 Forbidden");
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => relay(ws, target));
+  });
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off("error", reject);
+      const addr = server.address();
+      resolve(typeof addr === "object" && addr ? addr.port : 0);
+    });
+  });
+  log(`ws-relay: listening on ws://${host}:${port}/v2`);
+
+  return {
+    host,
+    port,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Terminating each WebSocket fires its 'close', which ends the TCP side.
+      for (const ws of wss.clients) ws.terminate();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await closed;
+    },
+  };
+}

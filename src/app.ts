@@ -1,0 +1,101 @@
+import { Scalar } from "@scalar/hono-api-reference";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
+import type { AppEnv } from "./env";
+import { AppError, type ErrorCode, MalformedJsonError, NotFoundError } from "./lib/errors";
+import { toProblem } from "./lib/problem";
+import { createRouter } from "./lib/router";
+import { requireApiKey } from "./middleware/authenticate";
+import { database } from "./middleware/database";
+import { jsonBody } from "./middleware/json-body";
+import { healthRoutes } from "./routes/system/health.routes";
+import { v2 } from "./routes/v2";
+import { v3 } from "./routes/v3";
+import { v4 } from "./routes/v4";
+
+const HTTP_EXCEPTION_CODES: Record<number, ErrorCode> = {
+  401: "UNAUTHENTICATED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+};
+
+/** Hono's own HTTPExceptions (e.g. the validator's "Malformed JSON") in our vocabulary. */
+function fromHttpException(error: HTTPException): AppError {
+  if (error.status === 400) return new MalformedJsonError();
+  const code = HTTP_EXCEPTION_CODES[error.status] ?? "INTERNAL_ERROR";
+  return new AppError(code, error.message || code);
+}
+
+/** The one place an error becomes a response. */
+function problemResponse(c: Context<AppEnv>, error: unknown): Response {
+  const appError = error instanceof HTTPException ? fromHttpException(error) : error;
+  const requestIdValue = c.get("requestId") ?? crypto.randomUUID();
+  const problem = toProblem(appError, requestIdValue);
+  if (problem.status >= 500) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        requestId: requestIdValue,
+        method: c.req.method,
+        path: c.req.path,
+        code: problem.body.code,
+        error:
+          error instanceof Error
+            ? { name: error.name, message: error.message, stack: error.stack }
+            : String(error),
+      }),
+    );
+  }
+  return new Response(JSON.stringify(problem.body), {
+    status: problem.status,
+    headers: { ...problem.headers, "X-Request-Id": requestIdValue },
+  });
+}
+
+export function createApp() {
+  const app = createRouter().basePath("/api");
+
+  app.use(requestId({ limitLength: 200 }));
+  app.use(database);
+
+  for (const [prefix, router] of [
+    ["/v2", v2],
+    ["/v3", v3],
+    ["/v4", v4],
+  ] as const) {
+    app.use(`${prefix}/*`, requireApiKey, ...jsonBody);
+    app.route(prefix, router);
+  }
+
+  app.route("/", healthRoutes);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "APIKey", {
+    type: "apiKey",
+    in: "header",
+    name: "APIKey",
+    description:
+      "The winery's API key (`npm run apikey -- create --winery <uuid> --name <label>`).",
+  });
+  app.doc31("/openapi.json", (c) => ({
+    openapi: "3.1.0",
+    info: {
+      title: "Winery commerce and CRM API",
+      version: "1.0.0",
+      description:
+        "Back-office API for wineries: orders, commerce sessions, receipts, coupons, catalogue, experiences, reservations and contacts. Errors are RFC 9457 problem+json; every response carries X-Request-Id.",
+    },
+    servers: [{ url: new URL(c.req.url).origin }],
+    security: [{ APIKey: [] }],
+  }));
+  app.get("/docs", Scalar({ url: "/api/openapi.json", pageTitle: "Winery API reference" }));
+
+  app.notFound((c) =>
+    problemResponse(c, new NotFoundError("Route", `${c.req.method} ${c.req.path}`)),
+  );
+  app.onError((error, c) => problemResponse(c, error));
+
+  return app;
+}

@@ -1,0 +1,68 @@
+import { neon, neonConfig, Pool } from "@neondatabase/serverless";
+import { drizzle as drizzleHttp, type NeonHttpDatabase } from "drizzle-orm/neon-http";
+import { drizzle as drizzleWs, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+export type HttpDb = NeonHttpDatabase<Schema>;
+export type TxDb = Parameters<Parameters<NeonDatabase<Schema>["transaction"]>[0]>[0];
+
+export interface DatabaseConfig {
+  DATABASE_URL: string;
+  NEON_HTTP_ENDPOINT?: string;
+  NEON_WS_PROXY?: string;
+}
+
+export interface Database {
+  /** One HTTP round trip per query (or per `batch`, which is atomic). The default path. */
+  http: HttpDb;
+  /**
+   * An interactive transaction over a WebSocket session, for the few writes that must branch on
+   * what they read. The pool lives only for this call and is closed through `waitUntil`.
+   */
+  transaction<T>(work: (tx: TxDb) => Promise<T>): Promise<T>;
+}
+
+let configuredFor: string | undefined;
+
+/**
+ * Points Neon's driver at the local endpoints when they are configured (wrangler dev, tests);
+ * on Cloudflare these bindings are absent and the driver talks to Neon itself.
+ */
+function configureNeon(config: DatabaseConfig) {
+  const key = `${config.NEON_HTTP_ENDPOINT ?? ""}|${config.NEON_WS_PROXY ?? ""}`;
+  if (configuredFor === key) return;
+  configuredFor = key;
+  if (config.NEON_HTTP_ENDPOINT) neonConfig.fetchEndpoint = config.NEON_HTTP_ENDPOINT;
+  if (config.NEON_WS_PROXY) {
+    const proxy = config.NEON_WS_PROXY;
+    neonConfig.wsProxy = (host, port) => `${proxy}/v2?address=${host}:${port}`;
+    // A plain local Postgres speaks neither TLS nor Neon's pipelined password start-up.
+    neonConfig.useSecureWebSocket = false;
+    neonConfig.pipelineTLS = false;
+    neonConfig.pipelineConnect = false;
+  }
+}
+
+export function createDatabase(
+  config: DatabaseConfig,
+  waitUntil: (promise: Promise<unknown>) => void,
+): Database {
+  configureNeon(config);
+  const http = drizzleHttp({ client: neon(config.DATABASE_URL), schema, casing: "snake_case" });
+  return {
+    http,
+    async transaction(work) {
+      const pool = new Pool({ connectionString: config.DATABASE_URL, max: 1 });
+      // The server may close first (workerd then reports "Network connection lost"); pg-pool
+      // re-emits that as an 'error' event, which must never become an uncaught exception.
+      pool.on("error", () => {});
+      try {
+        const db = drizzleWs({ client: pool, schema, casing: "snake_case" });
+        return await db.transaction(work);
+      } finally {
+        waitUntil(pool.end().catch(() => {}));
+      }
+    },
+  };
+}

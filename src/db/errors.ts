@@ -1,0 +1,72 @@
+/**
+ * Classifies errors raised below Drizzle (Neon HTTP driver, Neon WebSocket pool, Postgres itself).
+ * Drizzle wraps driver errors (DrizzleQueryError, with the SQL and its parameters in the message),
+ * so every check walks the `cause` chain and nothing of these messages ever reaches a client.
+ */
+
+interface PgLikeError {
+  code?: unknown;
+  message?: unknown;
+  sourceError?: unknown;
+  constraint?: unknown;
+  column?: unknown;
+  detail?: unknown;
+}
+
+function* causes(error: unknown): Generator<PgLikeError> {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === "object" && depth < 8; depth++) {
+    yield current as PgLikeError;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+/** SQLSTATE classes and codes that mean "the database is not there right now". */
+const UNAVAILABLE_CODES = new Set(["57P01", "57P02", "57P03", "53300", "53400"]);
+
+const UNAVAILABLE_MESSAGES = [
+  /^Error connecting to database/i, // neon-http: fetch to the SQL endpoint failed
+  /^Server error \(HTTP status 5\d\d\)/i, // neon-http: the endpoint itself is down
+  /Connection terminated/i,
+  /Network connection lost/i,
+  /WebSocket/i,
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH/,
+  /connection (?:timeout|timed out|refused|closed)/i,
+];
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (const e of causes(error)) {
+    if (typeof e.code === "string" && (e.code.startsWith("08") || UNAVAILABLE_CODES.has(e.code))) {
+      return true;
+    }
+    if (
+      typeof e.message === "string" &&
+      UNAVAILABLE_MESSAGES.some((re) => re.test(e.message as string))
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The Postgres error (with its SQLSTATE) inside a Drizzle/driver error, if there is one. */
+export function postgresError(
+  error: unknown,
+): { code: string; constraint?: string; column?: string; detail?: string } | undefined {
+  for (const e of causes(error)) {
+    if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) {
+      return {
+        code: e.code,
+        constraint: typeof e.constraint === "string" ? e.constraint : undefined,
+        column: typeof e.column === "string" ? e.column : undefined,
+        detail: typeof e.detail === "string" ? e.detail : undefined,
+      };
+    }
+  }
+  return undefined;
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const pg = postgresError(error);
+  return pg?.code === "23505" && (constraint === undefined || pg.constraint === constraint);
+}

@@ -1,0 +1,3 @@
+export * from "./api-keys";
+export * from "./contacts";
+export * from "./wineries";

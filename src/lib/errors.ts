@@ -1,0 +1,153 @@
+/**
+ * Domain errors. Services throw these; the one error handler (src/lib/problem.ts) turns them into
+ * RFC 9457 problem+json. Nothing here knows about HTTP frameworks: the status is data.
+ */
+
+export type ErrorCode =
+  | "VALIDATION_ERROR"
+  | "MALFORMED_JSON"
+  | "UNAUTHENTICATED"
+  | "FORBIDDEN"
+  | "NOT_FOUND"
+  | "STALE_UPDATE"
+  | "CONFLICT"
+  | "DUPLICATE_ORDER"
+  | "IDEMPOTENCY_KEY_IN_USE"
+  | "IDEMPOTENCY_KEY_REUSED"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "NOT_REFUNDABLE"
+  | "SERVICE_UNAVAILABLE"
+  | "INTERNAL_ERROR";
+
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  VALIDATION_ERROR: 400,
+  MALFORMED_JSON: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  STALE_UPDATE: 409,
+  CONFLICT: 409,
+  DUPLICATE_ORDER: 409,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  NOT_REFUNDABLE: 400,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+};
+
+export const ERROR_TITLE: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: "Validation failed",
+  MALFORMED_JSON: "Malformed JSON",
+  UNAUTHENTICATED: "Unauthenticated",
+  FORBIDDEN: "Forbidden",
+  NOT_FOUND: "Not found",
+  STALE_UPDATE: "Stale update",
+  CONFLICT: "Conflict",
+  DUPLICATE_ORDER: "Duplicate order",
+  IDEMPOTENCY_KEY_IN_USE: "Idempotency key in use",
+  IDEMPOTENCY_KEY_REUSED: "Idempotency key reused",
+  PAYLOAD_TOO_LARGE: "Payload too large",
+  UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
+  NOT_REFUNDABLE: "Not refundable",
+  SERVICE_UNAVAILABLE: "Service unavailable",
+  INTERNAL_ERROR: "Internal error",
+};
+
+/** The detail of INTERNAL_ERROR, as the interface words it. */
+export const INTERNAL_ERROR_DETAIL =
+  "The error was not intercepted by the service; please contact the administrator.";
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: {
+      errors?: FieldError[];
+      /** Extra members of the problem body, such as `orderId` or `currentUpdatedAt`. */
+      extensions?: Record<string, unknown>;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(errors: FieldError[], message = describeFieldErrors(errors)) {
+    super("VALIDATION_ERROR", message, { errors });
+  }
+}
+
+export class MalformedJsonError extends AppError {
+  constructor() {
+    super("MALFORMED_JSON", "The request body is not valid JSON.");
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  constructor() {
+    super("UNAUTHENTICATED", "A valid APIKey header is required.");
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = "The wineryId does not belong to the API key's winery.") {
+    super("FORBIDDEN", message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(resource: string, id?: string | number) {
+    super(
+      "NOT_FOUND",
+      id === undefined ? `${resource} not found.` : `${resource} ${id} not found.`,
+    );
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, extensions?: Record<string, unknown>) {
+    super("CONFLICT", message, extensions ? { extensions } : {});
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number) {
+    super("PAYLOAD_TOO_LARGE", `The request body exceeds ${limitBytes} bytes.`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor() {
+    super("UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON with Content-Type: application/json.");
+  }
+}
+
+export const RETRY_AFTER_SECONDS = 5;
+
+export class ServiceUnavailableError extends AppError {
+  constructor() {
+    super("SERVICE_UNAVAILABLE", "The database cannot be reached right now; retry shortly.", {
+      headers: { "Retry-After": String(RETRY_AFTER_SECONDS) },
+    });
+  }
+}
+
+function describeFieldErrors(errors: FieldError[]): string {
+  const first = errors[0];
+  if (!first) return "The request is invalid.";
+  const head = `${first.path || "body"}: ${first.message}`;
+  return errors.length > 1 ? `${head} (and ${errors.length - 1} more)` : head;
+}

@@ -1,0 +1,92 @@
+import type { ZodError } from "zod";
+import { isDatabaseUnavailable, postgresError } from "../db/errors";
+import {
+  AppError,
+  ERROR_STATUS,
+  ERROR_TITLE,
+  type ErrorCode,
+  type FieldError,
+  INTERNAL_ERROR_DETAIL,
+  ServiceUnavailableError,
+} from "./errors";
+
+/** RFC 9457 problem details, as decisions.md shapes them. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  requestId: string;
+  errors?: FieldError[];
+  [extension: string]: unknown;
+}
+
+export interface ProblemResponse {
+  status: number;
+  body: Problem;
+  headers: Record<string, string>;
+}
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+export function problemType(code: ErrorCode): string {
+  return `https://docs.winery-api.dev/problems/${code.toLowerCase().replaceAll("_", "-")}`;
+}
+
+/** Field paths in the dotted form integrators read: `items[2].sku`, `dateFrom`. */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = "";
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else out += out ? `.${String(segment)}` : String(segment);
+  }
+  return out;
+}
+
+export function fieldErrorsFromZod(error: ZodError, prefix: ReadonlyArray<PropertyKey> = []) {
+  return error.issues.map((issue) => ({
+    path: formatPath([...prefix, ...issue.path]),
+    message: issue.message,
+  }));
+}
+
+/**
+ * Maps anything thrown while serving a request to its problem. Unknown errors become
+ * INTERNAL_ERROR with the fixed detail; their message and stack are never sent.
+ */
+export function toProblem(error: unknown, requestId: string): ProblemResponse {
+  const appError = classify(error);
+  const { code, message, options } = appError;
+  const body: Problem = {
+    ...options.extensions,
+    type: problemType(code),
+    title: ERROR_TITLE[code],
+    status: ERROR_STATUS[code],
+    detail: message,
+    code,
+    requestId,
+  };
+  if (options.errors?.length) body.errors = options.errors;
+  return {
+    status: body.status,
+    body,
+    headers: { "Content-Type": PROBLEM_CONTENT_TYPE, ...options.headers },
+  };
+}
+
+function classify(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) return new ServiceUnavailableError();
+  const pg = postgresError(error);
+  // Constraint violations that slip past a service's own checks are still the caller's input.
+  if (pg?.code === "23505")
+    return new AppError("CONFLICT", "The request conflicts with an existing record.");
+  if (
+    pg &&
+    (pg.code === "22P02" || pg.code === "22003" || pg.code === "22007" || pg.code === "22008")
+  ) {
+    return new AppError("VALIDATION_ERROR", "A value is out of range or malformed.");
+  }
+  return new AppError("INTERNAL_ERROR", INTERNAL_ERROR_DETAIL);
+}

@@ -1,0 +1,93 @@
+import { z } from "@hono/zod-openapi";
+import { CalendarDate, DateRange, FreeObject, Int64 } from "./common";
+
+const trimmed = (max: number) => z.string().trim().min(1).max(max);
+
+export const ContactInputSchema = z
+  .object({
+    contactType: z.enum(["MASTER", "SECONDARY"]),
+    countryIso: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166-1 alpha-2 country code")
+      .transform((s) => s.toUpperCase())
+      .openapi({ example: "IT" }),
+    email: z
+      .string()
+      .trim()
+      .max(320)
+      .pipe(z.email())
+      .openapi({ example: "giulia.rossi@example.com" }),
+    firstName: trimmed(200).openapi({ example: "Giulia" }),
+    lastName: trimmed(200).openapi({ example: "Rossi" }),
+    phoneNumber: trimmed(50).openapi({ example: "+39 055 123 4567" }),
+    acceptedMarketing: z.boolean().optional(),
+    acceptedPrivacyTerms: z.boolean().optional(),
+    acceptedProfiling: z.boolean().optional(),
+    manualMarketing: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Privacy flag set by the business: a signed paper exists." }),
+    unsubscribed: z.boolean().optional(),
+    otherData: FreeObject.optional(),
+  })
+  .openapi("ContactDTO");
+
+export type ContactInput = z.infer<typeof ContactInputSchema>;
+
+export const ContactSchema = ContactInputSchema.extend({
+  id: Int64.openapi({ description: "The contact's id within the winery (int64)." }),
+  acceptedMarketing: z.boolean(),
+  acceptedPrivacyTerms: z.boolean(),
+  acceptedProfiling: z.boolean(),
+  manualMarketing: z.boolean(),
+  unsubscribed: z.boolean(),
+  otherData: FreeObject.nullable(),
+}).openapi("Contact");
+
+export type Contact = z.infer<typeof ContactSchema>;
+
+export const ContactQuerySchema = DateRange.openapi("ContactQuery");
+export type ContactQuery = z.infer<typeof ContactQuerySchema>;
+
+const ContactExportBase = z.object({
+  id: Int64,
+  wineryId: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  emails: z.array(z.object({ email: z.string(), master: z.boolean(), type: z.string() })),
+  phoneNumbers: z.array(z.object({ phone: z.string(), type: z.string() })),
+  addresses: z.array(
+    z.object({
+      address: z.string().nullable(),
+      city: z.string().nullable(),
+      countryISO: z.string().nullable(),
+      province: z.string().nullable(),
+      zipcode: z.string().nullable(),
+    }),
+  ),
+  cap: z.string().nullable(),
+  city: z.string().nullable(),
+  country: z.string().nullable(),
+  countryISO: z.string().nullable(),
+  dateOfBirth: CalendarDate.nullable(),
+  languageISO: z.string().nullable(),
+  province: z.string().nullable(),
+});
+
+export const ContactExportV2Schema = ContactExportBase.openapi("ContactExportDTO");
+
+export const ContactExportV3Schema = ContactExportBase.extend({
+  acceptedMarketing: z.boolean(),
+  acceptedPrivacyTerms: z.boolean(),
+  acceptedProfiling: z.boolean(),
+  manualMarketing: z.boolean(),
+  unsubscribed: z.boolean(),
+  contactValue: z.number().openapi({
+    format: "double",
+    description: "What the contact has paid, net of refunds, in currency units.",
+  }),
+}).openapi("ContactExportDTOV3");
+
+export type ContactExportV2 = z.infer<typeof ContactExportV2Schema>;
+export type ContactExportV3 = z.infer<typeof ContactExportV3Schema>;

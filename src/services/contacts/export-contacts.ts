@@ -1,0 +1,77 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { HttpDb } from "../../db/client";
+
+export type ContactExportShape = "v2" | "v3";
+
+export interface ContactExportQuery {
+  wineryId: string;
+  dateFrom: string;
+  dateTo: string;
+}
+
+export const EXPORT_BATCH_SIZE = 1000;
+
+/** The v2 document of one contact (`c`), built by Postgres as JSON. */
+const V2_FIELDS = sql`
+  'id', c.id,
+  'wineryId', c.winery_id,
+  'firstName', c.first_name,
+  'lastName', c.last_name,
+  'emails', json_build_array(json_build_object('email', c.email, 'master', true, 'type', 'PRIMARY'))::jsonb
+    || coalesce((select jsonb_agg(jsonb_build_object('email', e.email, 'master', false, 'type', e.type) order by e.id)
+                 from contact_emails e where e.contact_id = c.id), '[]'::jsonb),
+  'phoneNumbers', (case when c.phone_number is null then '[]'::jsonb
+                   else jsonb_build_array(jsonb_build_object('phone', c.phone_number, 'type', 'PRIMARY')) end)
+    || coalesce((select jsonb_agg(jsonb_build_object('phone', p.phone, 'type', p.type) order by p.id)
+                 from contact_phones p where p.contact_id = c.id), '[]'::jsonb),
+  'addresses', coalesce((select jsonb_agg(jsonb_build_object('address', a.address, 'city', a.city,
+                   'countryISO', a.country_iso, 'province', a.province, 'zipcode', a.zipcode) order by a.id)
+                 from contact_addresses a where a.contact_id = c.id), '[]'::jsonb),
+  'cap', c.zipcode,
+  'city', c.city,
+  'country', c.country,
+  'countryISO', c.country_iso,
+  'dateOfBirth', c.date_of_birth,
+  'languageISO', c.language_iso,
+  'province', c.province`;
+
+/** v3 adds the privacy flags and the contact's value. */
+const V3_FIELDS = sql`${V2_FIELDS},
+  'acceptedMarketing', c.accepted_marketing,
+  'acceptedPrivacyTerms', c.accepted_privacy_terms,
+  'acceptedProfiling', c.accepted_profiling,
+  'manualMarketing', c.manual_marketing,
+  'unsubscribed', c.unsubscribed,
+  'contactValue', c.value_cents::float8 / 100`;
+
+const FIELDS: Record<ContactExportShape, SQL> = { v2: V2_FIELDS, v3: V3_FIELDS };
+
+/**
+ * E17/E18: contacts created or updated in [dateFrom, dateTo), ordered by id, as JSON documents,
+ * one keyset batch (one round trip) at a time. Documents come back as JSON text and are passed on
+ * without being parsed, so memory stays at one batch whatever the size of the export.
+ */
+export async function* exportContacts(
+  db: HttpDb,
+  query: ContactExportQuery,
+  shape: ContactExportShape,
+  batchSize = EXPORT_BATCH_SIZE,
+): AsyncGenerator<string[]> {
+  let afterId = "0";
+  for (;;) {
+    const result = await db.execute<{ id: string; doc: string }>(sql`
+      select c.id::text as id, json_build_object(${FIELDS[shape]})::text as doc
+      from contacts c
+      where c.winery_id = ${query.wineryId}
+        and c.id > ${afterId}::bigint
+        and ((c.created_at >= ${query.dateFrom}::timestamptz and c.created_at < ${query.dateTo}::timestamptz)
+          or (c.updated_at >= ${query.dateFrom}::timestamptz and c.updated_at < ${query.dateTo}::timestamptz))
+      order by c.id
+      limit ${batchSize}`);
+    const rows = result.rows;
+    yield rows.map((row) => row.doc);
+    const last = rows.at(-1);
+    if (!last || rows.length < batchSize) return;
+    afterId = last.id;
+  }
+}

@@ -1,0 +1,116 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { api, expectProblem } from "../helpers/api";
+import { createTenant, type TestTenant } from "../helpers/factories";
+
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+
+describe("system routes", () => {
+  it("GET /api/health answers without a key", async () => {
+    const response = await api("/health");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: "ok" });
+  });
+
+  it("GET /api/openapi.json is OpenAPI 3.1 with the APIKey scheme, the routes and their errors", async () => {
+    const response = await api("/openapi.json");
+    expect(response.status).toBe(200);
+    const doc = (await response.json()) as {
+      openapi: string;
+      components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
+      security: unknown;
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.components.securitySchemes.APIKey).toEqual(
+      expect.objectContaining({ type: "apiKey", in: "header", name: "APIKey" }),
+    );
+    expect(doc.security).toEqual([{ APIKey: [] }]);
+    for (const path of ["/api/v2/contacts", "/api/v2/contacts/query", "/api/v3/contacts/query"]) {
+      const responses = doc.paths[path]?.post?.responses ?? {};
+      expect(Object.keys(responses)).toEqual(
+        expect.arrayContaining(["200", "400", "401", "413", "415", "500", "503"]),
+      );
+    }
+    expect(doc.components.schemas).toHaveProperty("Problem");
+    expect(doc.components.schemas).toHaveProperty("ContactExportDTOV3");
+  });
+
+  it("GET /api/docs serves the interactive reference", async () => {
+    const response = await api("/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Content-Type")).toContain("text/html");
+    expect(await response.text()).toContain("/api/openapi.json");
+  });
+});
+
+describe("cross-cutting behaviour", () => {
+  it("echoes a caller's X-Request-Id and generates one otherwise", async () => {
+    const echoed = await api("/health", { headers: { "X-Request-Id": "trace-abc-123" } });
+    expect(echoed.headers.get("X-Request-Id")).toBe("trace-abc-123");
+    const generated = await api("/health");
+    expect(generated.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("answers 404 problem+json for an unknown path, with or without a version", async () => {
+    await expectProblem(await api("/v2/no-such-thing", { key: tenant.apiKey }), 404, "NOT_FOUND");
+    await expectProblem(await api("/nowhere"), 404, "NOT_FOUND");
+    await expectProblem(await exports.default.fetch("http://api.test/"), 404, "NOT_FOUND");
+  });
+
+  it("answers 401 before anything else on every versioned path without a key", async () => {
+    for (const path of ["/v2/contacts", "/v3/contacts/query", "/v4/orders/query", "/v2/unknown"]) {
+      await expectProblem(await api(path, { body: {} }), 401, "UNAUTHENTICATED");
+    }
+  });
+});
+
+describe("database outage", () => {
+  /** The same app with the database endpoints pointed at a port where nothing listens. */
+  async function callWithDeadDatabase(key: string) {
+    const dead = {
+      ...env,
+      NEON_HTTP_ENDPOINT: "http://127.0.0.1:9/sql",
+      NEON_WS_PROXY: "127.0.0.1:9",
+    };
+    const ctx = createExecutionContext();
+    const request = new Request("http://api.test/api/v2/contacts", {
+      method: "POST",
+      headers: { APIKey: key, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        contactType: "MASTER",
+        countryIso: "IT",
+        email: `outage-${crypto.randomUUID()}@example.com`,
+        firstName: "Out",
+        lastName: "Age",
+        phoneNumber: "1",
+      }),
+    });
+    const response = await createApp().fetch(request, dead, ctx);
+    await waitOnExecutionContext(ctx);
+    return response;
+  }
+
+  it("answers 503 with Retry-After, not 401, when the key cannot be checked", async () => {
+    const fresh = await createTenant();
+    const response = await callWithDeadDatabase(fresh.apiKey);
+    const body = await expectProblem(response, 503, "SERVICE_UNAVAILABLE");
+    expect(Number(response.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(JSON.stringify(body)).not.toMatch(/insert|select|127\.0\.0\.1/i);
+  });
+
+  it("answers 503 when the write itself cannot reach the database, and recovers after", async () => {
+    await api("/v2/contacts", { key: tenant.apiKey, body: {} }); // the key is now verified in this isolate
+    await expectProblem(await callWithDeadDatabase(tenant.apiKey), 503, "SERVICE_UNAVAILABLE");
+    const healthy = await api("/v3/contacts/query", {
+      key: tenant.apiKey,
+      body: { dateFrom: "2000-01-01T00:00:00Z", dateTo: "2100-01-01T00:00:00Z" },
+    });
+    expect(healthy.status).toBe(200);
+  });
+});

@@ -1,0 +1,170 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type {
+  Contact,
+  ContactExportV2,
+  ContactExportV3,
+  ContactInput,
+} from "../../src/schemas/contacts";
+import { EXPORT_BATCH_SIZE } from "../../src/services/contacts/export-contacts";
+import { api, expectProblem } from "../helpers/api";
+import { createTenant, insertContacts, type TestTenant } from "../helpers/factories";
+import { countRoundTrips } from "../helpers/round-trips";
+
+const routes = [
+  ["E18", "/v2/contacts/query"],
+  ["E17", "/v3/contacts/query"],
+] as const;
+
+const wide = { dateFrom: "2000-01-01T00:00:00Z", dateTo: "2100-01-01T00:00:00Z" };
+
+async function exportAll<T>(path: string, key: string, range: unknown = wide): Promise<T[]> {
+  const response = await api(path, { key, body: range });
+  expect(response.status).toBe(200);
+  expect(response.headers.get("Content-Type")).toContain("application/json");
+  return (await response.json()) as T[];
+}
+
+let tenant: TestTenant;
+let created: Contact;
+beforeAll(async () => {
+  tenant = await createTenant();
+  const input: ContactInput = {
+    contactType: "MASTER",
+    countryIso: "FR",
+    email: "Anne.Martin@example.com",
+    firstName: "Anne",
+    lastName: "Martin",
+    phoneNumber: "+33 1 23 45 67 89",
+    acceptedPrivacyTerms: true,
+    manualMarketing: true,
+  };
+  created = (await (
+    await api("/v2/contacts", { key: tenant.apiKey, body: input })
+  ).json()) as Contact;
+});
+
+describe("E17/E18 contacts export: happy", () => {
+  it("E18 answers the version 2 shape", async () => {
+    const [contact, ...rest] = await exportAll<ContactExportV2>(
+      "/v2/contacts/query",
+      tenant.apiKey,
+    );
+    expect(rest).toEqual([]);
+    expect(contact).toEqual({
+      id: created.id,
+      wineryId: tenant.wineryId,
+      firstName: "Anne",
+      lastName: "Martin",
+      emails: [{ email: "Anne.Martin@example.com", master: true, type: "PRIMARY" }],
+      phoneNumbers: [{ phone: "+33 1 23 45 67 89", type: "PRIMARY" }],
+      addresses: [],
+      cap: null,
+      city: null,
+      country: null,
+      countryISO: "FR",
+      dateOfBirth: null,
+      languageISO: null,
+      province: null,
+    });
+  });
+
+  it("E17 adds the privacy flags and contactValue", async () => {
+    const [contact] = await exportAll<ContactExportV3>("/v3/contacts/query", tenant.apiKey);
+    expect(contact).toMatchObject({
+      id: created.id,
+      acceptedMarketing: false,
+      acceptedPrivacyTerms: true,
+      acceptedProfiling: false,
+      manualMarketing: true,
+      unsubscribed: false,
+      contactValue: 0,
+    });
+  });
+
+  it.each(routes)("%s answers [] when nothing is in range", async (_, path) => {
+    expect(
+      await exportAll(path, tenant.apiKey, {
+        dateFrom: "2001-01-01T00:00:00Z",
+        dateTo: "2001-02-01T00:00:00Z",
+      }),
+    ).toEqual([]);
+  });
+
+  it.each(routes)("%s treats the range as [dateFrom, dateTo)", async (_, path) => {
+    const other = await createTenant();
+    await insertContacts(other.wineryId, 2, new Date("2020-03-01T10:00:00.000Z"));
+    await insertContacts(other.wineryId, 3, new Date("2020-03-02T10:00:00.000Z"));
+    const range = (dateFrom: string, dateTo: string) =>
+      exportAll(path, other.apiKey, { dateFrom, dateTo });
+    expect(await range("2020-03-01T10:00:00Z", "2020-03-02T10:00:00Z")).toHaveLength(2);
+    expect(await range("2020-03-01T10:00:00.001Z", "2020-03-02T10:00:00.001Z")).toHaveLength(3);
+    expect(await range("2020-03-01T12:00:00+02:00", "2020-03-03T00:00:00+02:00")).toHaveLength(5);
+  });
+
+  it.each(routes)(
+    "%s streams a large export in id order, one round trip per keyset batch",
+    async (_, path) => {
+      const bulk = await createTenant();
+      const count = EXPORT_BATCH_SIZE * 2 + 17;
+      await insertContacts(bulk.wineryId, count, new Date("2021-06-01T00:00:00Z"));
+      await exportAll(path, bulk.apiKey); // verify the key outside the count
+      const { result, trips } = await countRoundTrips(() =>
+        exportAll<{ id: number }>(path, bulk.apiKey),
+      );
+      expect(result).toHaveLength(count);
+      const ids = result.map((c) => c.id);
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(trips).toEqual({ httpRequests: 3, wsSessions: 0 });
+    },
+  );
+
+  it.each(routes)("%s costs one round trip for a small export", async (_, path) => {
+    const { trips } = await countRoundTrips(() => exportAll(path, tenant.apiKey));
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+  });
+});
+
+describe("E17/E18 contacts export: errors", () => {
+  it.each(routes)("%s names a missing dateFrom", async (_, path) => {
+    const body = await expectProblem(
+      await api(path, { key: tenant.apiKey, body: { dateTo: wide.dateTo } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(body.errors?.map((e) => e.path)).toEqual(["dateFrom"]);
+  });
+
+  it.each(routes)("%s refuses a date-time without an offset", async (_, path) => {
+    const response = await api(path, {
+      key: tenant.apiKey,
+      body: { ...wide, dateFrom: "2024-01-01T00:00:00" },
+    });
+    const body = await expectProblem(response, 400, "VALIDATION_ERROR");
+    expect(body.errors?.map((e) => e.path)).toEqual(["dateFrom"]);
+  });
+
+  it.each(routes)("%s refuses dateTo before dateFrom", async (_, path) => {
+    const response = await api(path, {
+      key: tenant.apiKey,
+      body: { dateFrom: wide.dateTo, dateTo: wide.dateFrom },
+    });
+    const body = await expectProblem(response, 400, "VALIDATION_ERROR");
+    expect(body.errors?.map((e) => e.path)).toEqual(["dateTo"]);
+  });
+});
+
+describe("E17/E18 contacts export: security", () => {
+  it.each(routes)("%s answers 401 without a key", async (_, path) => {
+    await expectProblem(await api(path, { body: wide }), 401, "UNAUTHENTICATED");
+  });
+
+  it.each(routes)("%s never shows another winery's contacts", async (_, path) => {
+    const other = await createTenant();
+    await insertContacts(other.wineryId, 4, new Date("2022-01-01T00:00:00Z"));
+    const mine = await exportAll<{ id: number; wineryId: string }>(path, tenant.apiKey);
+    expect(mine.map((c) => c.id)).toEqual([created.id]);
+    const theirs = await exportAll<{ wineryId: string }>(path, other.apiKey);
+    expect(theirs).toHaveLength(4);
+    expect(new Set(theirs.map((c) => c.wineryId))).toEqual(new Set([other.wineryId]));
+  });
+});

@@ -1,0 +1,13 @@
+import type { Bindings } from "../src/env";
+
+declare global {
+  namespace Cloudflare {
+    interface GlobalProps {
+      mainModule: typeof import("../src/index");
+    }
+    interface Env extends Bindings {
+      /** The local Neon endpoints' round-trip counters (test only). */
+      TEST_STATS_URL: string;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { isDatabaseUnavailable } from "../../src/db/errors";
+import { AppError, INTERNAL_ERROR_DETAIL, NotFoundError } from "../../src/lib/errors";
+import { fieldErrorsFromZod, formatPath, toProblem } from "../../src/lib/problem";
+
+/** Mimics Drizzle's wrapping: the driver error is the `cause` of a query error. */
+function wrapped(cause: Record<string, unknown>) {
+  return Object.assign(
+    new Error("Failed query: insert into secret_table values ($1) params: s3cret"),
+    { cause },
+  );
+}
+
+describe("toProblem", () => {
+  it("keeps a domain error's code, status, detail and extensions", () => {
+    const stale = new AppError("STALE_UPDATE", "The order was modified concurrently.", {
+      extensions: { currentUpdatedAt: "2026-01-01T00:00:00.000Z" },
+    });
+    const problem = toProblem(stale, "req-1");
+    expect(problem.status).toBe(409);
+    expect(problem.body).toMatchObject({
+      code: "STALE_UPDATE",
+      status: 409,
+      title: "Stale update",
+      requestId: "req-1",
+      currentUpdatedAt: "2026-01-01T00:00:00.000Z",
+    });
+    expect(problem.headers["Content-Type"]).toBe("application/problem+json");
+  });
+
+  it("maps NotFoundError to 404", () => {
+    expect(toProblem(new NotFoundError("Order", 7), "r").body).toMatchObject({
+      status: 404,
+      code: "NOT_FOUND",
+      detail: "Order 7 not found.",
+    });
+  });
+
+  it.each([
+    [
+      "neon-http fetch failure",
+      { message: "Error connecting to database: TypeError: fetch failed" },
+    ],
+    ["endpoint down", { message: "Server error (HTTP status 502): bad gateway" }],
+    ["connection failure SQLSTATE", { message: "connection refused", code: "08006" }],
+    ["admin shutdown", { message: "terminating connection", code: "57P01" }],
+    ["websocket lost", { message: "Network connection lost." }],
+  ])("maps %s to 503 with Retry-After", (_, cause) => {
+    const problem = toProblem(wrapped(cause), "r");
+    expect(problem.status).toBe(503);
+    expect(problem.body.code).toBe("SERVICE_UNAVAILABLE");
+    expect(Number(problem.headers["Retry-After"])).toBeGreaterThan(0);
+  });
+
+  it("maps a unique violation that escaped a service to CONFLICT", () => {
+    expect(toProblem(wrapped({ message: "duplicate key", code: "23505" }), "r").body.code).toBe(
+      "CONFLICT",
+    );
+  });
+
+  it("hides everything of an unknown error behind INTERNAL_ERROR", () => {
+    const problem = toProblem(wrapped({ message: "syntax error", code: "42601" }), "r");
+    expect(problem.status).toBe(500);
+    expect(problem.body.detail).toBe(INTERNAL_ERROR_DETAIL);
+    expect(JSON.stringify(problem.body)).not.toMatch(/secret|stack|s3cret|syntax/);
+  });
+
+  it("is never fooled by a non-error value", () => {
+    expect(toProblem("boom", "r").status).toBe(500);
+    expect(toProblem(undefined, "r").status).toBe(500);
+    expect(isDatabaseUnavailable(null)).toBe(false);
+  });
+
+  it("reports zod issues with dotted field paths", () => {
+    const schema = z.object({
+      items: z.array(z.object({ sku: z.string() })),
+      dateFrom: z.string(),
+    });
+    const result = schema.safeParse({ items: [{ sku: "a" }, { sku: 1 }] });
+    expect(result.success).toBe(false);
+    if (!result.success) {
+      expect(fieldErrorsFromZod(result.error).map((e) => e.path)).toEqual([
+        "items[1].sku",
+        "dateFrom",
+      ]);
+      expect(fieldErrorsFromZod(result.error, ["query"]).map((e) => e.path)[1]).toBe(
+        "query.dateFrom",
+      );
+    }
+    expect(formatPath([])).toBe("");
+    expect(new AppError("CONFLICT", "x").status).toBe(409);
+  });
+});
