@@ -115,7 +115,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
         connectionString: key,
         application_name: "neon-local-http",
         connectionTimeoutMillis: opts.connectTimeoutMs ?? 2500,
-        idleTimeoutMillis: 30_000,
+        idleTimeoutMillis: 10_000,
         max: 20,
       });
       // An idle client whose server died emits here; without a listener the process would crash.
@@ -127,8 +127,8 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
   }
 
   async function run(client: pg.PoolClient, q: QueryInput) {
-    // queryMode 'extended' (pg >= 8.15) forces Parse/Bind/Execute even without parameters, so
-    // several statements in one string fail with 42601 exactly as on Neon.
+    // queryMode 'extended' (see pg's Query.requiresPreparation) forces Parse/Bind/Execute even
+    // without parameters, so several statements in one string fail with 42601 exactly as on Neon.
     const config: pg.QueryArrayConfig & { queryMode: "extended" } = {
       text: q.query,
       values: q.params,

@@ -47,9 +47,9 @@ function parseTarget(url: string | undefined): { host: string; port: number } | 
 }
 
 function toBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
   if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
+  if (data instanceof ArrayBuffer) return Buffer.from(data);
+  return data;
 }
 
 /**
