@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { AppError, type ErrorCode, MalformedJsonError, NotFoundError } from "./lib/errors";
-import { toProblem } from "./lib/problem";
+import { describeError, toProblem } from "./lib/problem";
 import { createRouter } from "./lib/router";
 import { requireApiKey } from "./middleware/authenticate";
 import { database } from "./middleware/database";
@@ -37,15 +37,12 @@ function problemResponse(c: Context<AppEnv>, error: unknown): Response {
   if (problem.status >= 500) {
     console.error(
       JSON.stringify({
-        level: "error",
+        level: problem.status === 503 ? "warn" : "error",
         requestId: requestIdValue,
         method: c.req.method,
         path: c.req.path,
         code: problem.body.code,
-        error:
-          error instanceof Error
-            ? { name: error.name, message: error.message, stack: error.stack }
-            : String(error),
+        error: describeError(error),
       }),
     );
   }

@@ -90,3 +90,28 @@ function classify(error: unknown): AppError {
   }
   return new AppError("INTERNAL_ERROR", INTERNAL_ERROR_DETAIL);
 }
+
+/**
+ * What the logs keep of an unexpected error: names, SQLSTATE and the driver's own message. Drizzle's
+ * "Failed query" wrapper is skipped because it carries the SQL parameters (customer data).
+ */
+export function describeError(error: unknown): Record<string, unknown> {
+  const chain: Record<string, unknown>[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
+    if (!(current instanceof Error)) {
+      chain.push({ value: String(current) });
+      break;
+    }
+    const code = (current as { code?: unknown }).code;
+    const wrapper = current.message.startsWith("Failed query:");
+    chain.push({
+      name: current.name,
+      ...(typeof code === "string" && { code }),
+      ...(!wrapper && { message: current.message }),
+      ...(depth === 0 && !wrapper && { stack: current.stack }),
+    });
+    current = current.cause;
+  }
+  return { chain };
+}
