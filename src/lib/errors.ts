@@ -151,3 +151,37 @@ function describeFieldErrors(errors: FieldError[]): string {
   const head = `${first.path || "body"}: ${first.message}`;
   return errors.length > 1 ? `${head} (and ${errors.length - 1} more)` : head;
 }
+
+export class StaleUpdateError extends AppError {
+  constructor(extensions: { currentUpdatedAt: string } | { currentVersion: number }) {
+    super("STALE_UPDATE", "The resource was modified concurrently; read it again and retry.", {
+      extensions,
+    });
+  }
+}
+
+export class DuplicateOrderError extends AppError {
+  constructor(orderId: number) {
+    super(
+      "DUPLICATE_ORDER",
+      "An order with this external id was already imported on this channel.",
+      {
+        extensions: { orderId },
+      },
+    );
+  }
+}
+
+export class IdempotencyKeyInUseError extends AppError {
+  constructor() {
+    super("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still in flight.", {
+      headers: { "Retry-After": "1" },
+    });
+  }
+}
+
+export class IdempotencyKeyReusedError extends AppError {
+  constructor() {
+    super("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different payload.");
+  }
+}

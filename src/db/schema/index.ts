@@ -1,3 +1,5 @@
 export * from "./api-keys";
 export * from "./contacts";
+export * from "./orders";
+export * from "./receipts";
 export * from "./wineries";

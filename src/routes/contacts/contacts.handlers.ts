@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import { streamJsonArray } from "../../lib/json-stream";
+import { rawResponseHandler } from "../../lib/raw-handler";
 import type { ContactQuery } from "../../schemas/contacts";
 import { type ContactExportShape, exportContacts } from "../../services/contacts/export-contacts";
 import { upsertContact } from "../../services/contacts/upsert-contact";
@@ -20,24 +21,18 @@ export const upsertContactHandler: RouteHandler<typeof upsertContactRoute, AppEn
   return c.json(contact, 200);
 };
 
-/**
- * A streamed body cannot be a typed JSON response, so the handler is typed against its route's
- * input only; the route's schema still documents what the stream holds.
- */
-function exportHandler<R extends typeof exportContactsV2Route | typeof exportContactsV3Route>(
-  shape: ContactExportShape,
-): RouteHandler<R, AppEnv> {
-  const handler = async (c: Context<AppEnv, string, { out: { json: ContactQuery } }>) => {
-    const { dateFrom, dateTo } = c.req.valid("json");
-    const query = { wineryId: c.get("principal").wineryId, dateFrom, dateTo };
-    const body = await streamJsonArray(exportContacts(c.get("db").http, query, shape));
-    return new Response(body, {
-      status: 200,
-      headers: { "Content-Type": "application/json; charset=utf-8" },
-    });
-  };
-  return handler as unknown as RouteHandler<R, AppEnv>;
+async function exportResponse(c: Context<AppEnv>, range: ContactQuery, shape: ContactExportShape) {
+  const query = { wineryId: c.get("principal").wineryId, ...range };
+  const body = await streamJsonArray(exportContacts(c.get("db").http, query, shape));
+  return new Response(body, {
+    status: 200,
+    headers: { "Content-Type": "application/json; charset=utf-8" },
+  });
 }
 
-export const exportContactsV2Handler = exportHandler<typeof exportContactsV2Route>("v2");
-export const exportContactsV3Handler = exportHandler<typeof exportContactsV3Route>("v3");
+export const exportContactsV2Handler = rawResponseHandler<typeof exportContactsV2Route>((c) =>
+  exportResponse(c, c.req.valid("json"), "v2"),
+);
+export const exportContactsV3Handler = rawResponseHandler<typeof exportContactsV3Route>((c) =>
+  exportResponse(c, c.req.valid("json"), "v3"),
+);

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { jsonRequestBody } from "../../lib/openapi";
 import {
   ContactExportV2Schema,
   ContactExportV3Schema,
@@ -8,11 +9,6 @@ import {
 } from "../../schemas/contacts";
 import { errorResponses } from "../../schemas/problem";
 
-const jsonBody = <T extends z.ZodType>(schema: T) => ({
-  required: true,
-  content: { "application/json": { schema } },
-});
-
 export const upsertContactRoute = createRoute({
   method: "post",
   path: "/contacts",
@@ -21,7 +17,7 @@ export const upsertContactRoute = createRoute({
   summary: "E13. Create a single contact (upsert)",
   description:
     "Creates the contact, or updates the winery's contact with the same lower(trim(email)), in one statement. Optional privacy flags and otherData that are left out keep their stored values. The answer is the stored contact with its id.",
-  request: { body: jsonBody(ContactInputSchema) },
+  request: { body: jsonRequestBody(ContactInputSchema) },
   responses: {
     200: {
       description: "The stored contact.",
@@ -41,7 +37,7 @@ export const exportContactsV2Route = createRoute({
   operationId: "exportContactsV2",
   summary: "E18. Retrieve contacts by date (version 2)",
   description: exportDescription("Version 3 adds the privacy flags and contactValue."),
-  request: { body: jsonBody(ContactQuerySchema) },
+  request: { body: jsonRequestBody(ContactQuerySchema) },
   responses: {
     200: {
       description: "The contacts in the range.",

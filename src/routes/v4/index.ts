@@ -1,4 +1,20 @@
 import { createRouter } from "../../lib/router";
+import {
+  getOrderHandler,
+  importOrderHandler,
+  queryOrdersHandler,
+  updateOrderHandler,
+} from "../orders/orders.handlers";
+import {
+  getOrderRoute,
+  importOrderRoute,
+  queryOrdersRoute,
+  updateOrderRoute,
+} from "../orders/orders.routes";
 
-/** Orders (E1, E2, E20) arrive here. */
-export const v4 = createRouter();
+// /orders/query is registered before /orders/{id} so the literal path wins.
+export const v4 = createRouter()
+  .openapi(importOrderRoute, importOrderHandler)
+  .openapi(queryOrdersRoute, queryOrdersHandler)
+  .openapi(getOrderRoute, getOrderHandler)
+  .openapi(updateOrderRoute, updateOrderHandler);

@@ -1,0 +1,97 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import {
+  ExternalOrderSchema,
+  OrderIdParamsSchema,
+  OrderPageSchema,
+  OrderQueryBodySchema,
+  OrderSchema,
+  UpdateParamSchema,
+} from "../../schemas/orders";
+import { errorResponses } from "../../schemas/problem";
+
+const IdempotencyHeadersSchema = z.object({
+  "Idempotency-Key": z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "Idempotency-Key", in: "header" },
+      description:
+        "1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key and payload replays the first response with `Idempotent-Replayed: true`; a different payload is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After.",
+    }),
+});
+
+export const importOrderRoute = createRoute({
+  method: "post",
+  path: "/order-import/{apiChannelKey}",
+  tags: ["Orders"],
+  operationId: "importOrder",
+  summary: "E1. Create order from legacy payload shape",
+  description:
+    "Imports an order on the sales channel named by apiChannelKey (a channel of the API key's winery; otherwise 404). The order, its items and its fiscal receipt (receiptType ORDER, fiscalOperation RECEIPT, status CREATED, the winery's next progressiveNumber) are written in one transaction. `id` is the order's id in the source system and is unique per channel: importing it again without an Idempotency-Key is 409 DUPLICATE_ORDER with the existing `orderId`. Terminal context travels in sourceExternal.type. Amounts are integer cents, VAT included.",
+  request: {
+    params: z.object({
+      apiChannelKey: z
+        .string()
+        .min(1)
+        .max(200)
+        .openapi({ param: { name: "apiChannelKey", in: "path" } }),
+    }),
+    headers: IdempotencyHeadersSchema,
+    body: jsonRequestBody(ExternalOrderSchema),
+  },
+  responses: {
+    200: {
+      ...jsonResponse(
+        OrderSchema,
+        "The stored order (or, with Idempotent-Replayed: true, the first response again).",
+      ),
+      headers: z.object({ "Idempotent-Replayed": z.literal("true").optional() }),
+    },
+    ...errorResponses(
+      "NOT_FOUND",
+      "DUPLICATE_ORDER",
+      "IDEMPOTENCY_KEY_IN_USE",
+      "IDEMPOTENCY_KEY_REUSED",
+    ),
+  },
+});
+
+export const getOrderRoute = createRoute({
+  method: "get",
+  path: "/orders/{id}",
+  tags: ["Orders"],
+  operationId: "getOrder",
+  summary: "Order details",
+  description:
+    "The order with its items, as E1 answers it. This is the read the E2 rule refers to: read, merge into userMetadata, send the whole object back with expectedUpdatedAt = updatedAt.",
+  request: { params: OrderIdParamsSchema },
+  responses: { 200: jsonResponse(OrderSchema, "The order."), ...errorResponses("NOT_FOUND") },
+});
+
+export const updateOrderRoute = createRoute({
+  method: "put",
+  path: "/orders/{id}",
+  tags: ["Orders"],
+  operationId: "updateOrder",
+  summary: "E2. Modify order with optimistic concurrency",
+  description:
+    "Applies UpdateParam. With expectedUpdatedAt, the change applies only if the order's updatedAt still equals it at millisecond precision (checked inside the UPDATE); otherwise 409 STALE_UPDATE carrying `currentUpdatedAt`. Non-null userMetadata / extraMetadata replace the stored objects entirely; null or absent keeps them. Other fields: absent keeps, null clears.",
+  request: { params: OrderIdParamsSchema, body: jsonRequestBody(UpdateParamSchema) },
+  responses: {
+    200: jsonResponse(OrderSchema, "The updated order."),
+    ...errorResponses("NOT_FOUND", "STALE_UPDATE"),
+  },
+});
+
+export const queryOrdersRoute = createRoute({
+  method: "post",
+  path: "/orders/query",
+  tags: ["Orders"],
+  operationId: "queryOrders",
+  summary: "E20. Retrieve orders by date (version 4)",
+  description:
+    "Orders whose order date (a calendar day) lies between the UTC days of dateFrom and dateTo, both inclusive, ordered by (date, id). limit 1..500 (default 50), offset >= 0. `total` counts all matches; `hasMore` is true exactly when rows exist past this page.",
+  request: { body: jsonRequestBody(OrderQueryBodySchema) },
+  responses: { 200: jsonResponse(OrderPageSchema, "A page of orders."), ...errorResponses() },
+});

@@ -1,0 +1,273 @@
+import { z } from "@hono/zod-openapi";
+import { CalendarDate, DateTime, FreeObject, Int32, Int64 } from "./common";
+
+const text = (max = 500) => z.string().max(max).nullish();
+const money64 = Int64.nullish();
+const money32 = Int32.nullish();
+
+export const ExternalOrderItemSchema = z
+  .object({
+    amountCents: money64,
+    amountDiscountCents: money64,
+    attributesSnapshot: FreeObject.nullish(),
+    commercialDiscounts: FreeObject.nullish(),
+    discounts: FreeObject.nullish(),
+    externalId: text(),
+    extraMetadata: FreeObject.nullish(),
+    name: text(),
+    pricingBreakdown: FreeObject.nullish(),
+    quantity: Int64.min(0).nullish(),
+    sku: text(),
+    type: text(),
+    unitPriceCents: money32,
+    vatPercentage: Int32.min(0).max(100).nullish(),
+  })
+  .openapi("ExternalOrderItem");
+
+export const TotalsSchema = z
+  .object({
+    discountCents: money32,
+    discounts: FreeObject.nullish(),
+    extraMetadata: FreeObject.nullish(),
+    shipmentCents: money32,
+    subtotalCents: money32,
+    taxCents: money32,
+    totalCents: money32,
+  })
+  .openapi("Totals");
+
+export const SourceExternalSchema = z
+  .object({ id: z.string().max(500), type: z.string().max(200) })
+  .openapi("SourceExternal", {
+    description: "The system the order comes from; `type` carries the terminal context.",
+  });
+
+export const ExternalOrderSchema = z
+  .object({
+    id: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .openapi({ description: "The order's id in the source system; unique per channel." }),
+    address: text(),
+    addressName: text(),
+    city: text(),
+    countryIso: text(2),
+    province: text(),
+    region: text(),
+    zipcode: text(50),
+    amountCents: Int64.min(0).nullish().openapi({
+      description:
+        "Gross amount paid. When absent: totals.totalCents, else the items' sum plus shipment minus discount.",
+    }),
+    amountDiscountCents: money64,
+    amountExciseDutyCents: money32,
+    amountVatCents: money32,
+    amountShipmentCents: money64,
+    amountVatPercentage: z.number().min(0).max(100).nullish().openapi({ format: "double" }),
+    buyerEmail: text(320),
+    buyerFirstname: text(),
+    buyerLastname: text(),
+    buyerPhone: text(50),
+    date: CalendarDate.nullish().openapi({
+      description: "The order date; defaults to the import day (UTC).",
+    }),
+    extraMetadata: FreeObject.nullish(),
+    userMetadata: FreeObject.nullish(),
+    items: z.array(ExternalOrderItemSchema).max(1000).nullish(),
+    marketingManual: z.boolean().nullish(),
+    notes: text(5000),
+    paymentMethod: text(),
+    schemaVersion: text(50),
+    status: text(100),
+    quantity: Int64.min(0).nullish(),
+    sourceExternal: SourceExternalSchema.nullish(),
+    sourceSyncedAt: DateTime.nullish(),
+    totals: TotalsSchema.nullish(),
+  })
+  .openapi("ExternalOrder");
+
+export type ExternalOrder = z.infer<typeof ExternalOrderSchema>;
+export type ExternalOrderItem = z.infer<typeof ExternalOrderItemSchema>;
+
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+
+export const OrderItemSchema = z
+  .object({
+    id: Int64,
+    amountCents: nullable(Int64),
+    amountDiscountCents: nullable(Int64),
+    attributesSnapshot: nullable(FreeObject),
+    commercialDiscounts: nullable(FreeObject),
+    discounts: nullable(FreeObject),
+    externalId: nullable(z.string()),
+    extraMetadata: nullable(FreeObject),
+    name: nullable(z.string()),
+    pricingBreakdown: nullable(FreeObject),
+    quantity: nullable(Int64),
+    sku: nullable(z.string()),
+    type: nullable(z.string()),
+    unitPriceCents: nullable(Int32),
+    vatPercentage: nullable(Int32),
+  })
+  .openapi("OrderItem");
+
+export const OrderSchema = z
+  .object({
+    id: Int64.openapi({
+      description: "The order id (int64), used by GET and PUT /v4/orders/{id}.",
+    }),
+    externalId: z.string(),
+    channel: z
+      .string()
+      .nullable()
+      .openapi({
+        description: "The apiChannelKey of the import channel (null for shop-plugin orders).",
+      }),
+    tagName: z
+      .string()
+      .nullable()
+      .openapi({ description: "The storefront plugin of a shop-plugin order (E19)." }),
+    sourceExternal: SourceExternalSchema.nullable(),
+    address: nullable(z.string()),
+    addressName: nullable(z.string()),
+    city: nullable(z.string()),
+    countryIso: nullable(z.string()),
+    province: nullable(z.string()),
+    region: nullable(z.string()),
+    zipcode: nullable(z.string()),
+    amountCents: Int64,
+    amountDiscountCents: nullable(Int64),
+    amountExciseDutyCents: nullable(Int32),
+    amountVatCents: nullable(Int32),
+    amountShipmentCents: nullable(Int64),
+    amountVatPercentage: nullable(z.number()),
+    buyerEmail: nullable(z.string()),
+    buyerFirstname: nullable(z.string()),
+    buyerLastname: nullable(z.string()),
+    buyerPhone: nullable(z.string()),
+    date: CalendarDate,
+    extraMetadata: nullable(FreeObject),
+    userMetadata: nullable(FreeObject),
+    marketingManual: nullable(z.boolean()),
+    notes: nullable(z.string()),
+    paymentMethod: nullable(z.string()),
+    schemaVersion: nullable(z.string()),
+    status: nullable(z.string()),
+    quantity: nullable(Int64),
+    sourceSyncedAt: nullable(DateTime),
+    totals: nullable(FreeObject),
+    items: z.array(OrderItemSchema),
+    createdAt: DateTime,
+    updatedAt: DateTime.openapi({
+      description: "Millisecond precision; send it back as expectedUpdatedAt (E2).",
+    }),
+  })
+  .openapi("Order");
+
+export type Order = z.infer<typeof OrderSchema>;
+
+/** A path or body id of an int64 row: digits only, within the safe-integer range. */
+export const Int64Id = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/, "must be a positive integer id")
+  .transform(Number)
+  .refine(Number.isSafeInteger, "is out of range")
+  .openapi({ type: "integer", format: "int64", example: "42" });
+
+export const OrderIdParamsSchema = z.object({
+  id: Int64Id.openapi({ param: { name: "id", in: "path" } }),
+});
+
+const SecondaryContactSchema = z.object({
+  contactId: z
+    .union([
+      Int64.positive(),
+      z
+        .string()
+        .regex(/^[1-9]\d{0,15}$/, "must be a numeric contact id")
+        .transform(Number),
+    ])
+    .refine(Number.isSafeInteger, "is out of range"),
+  amountCents: Int64.min(0),
+});
+
+export const SecondaryContactsSchema = z
+  .array(SecondaryContactSchema)
+  .max(1000)
+  .superRefine((contacts, ctx) => {
+    const seen = new Set<number>();
+    contacts.forEach((contact, index) => {
+      if (seen.has(contact.contactId)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [index, "contactId"],
+          message: "appears more than once",
+        });
+      }
+      seen.add(contact.contactId);
+    });
+  });
+
+export type SecondaryContact = z.infer<typeof SecondaryContactSchema>;
+
+export const UpdateParamSchema = z
+  .object({
+    expectedUpdatedAt: DateTime.optional().openapi({
+      description:
+        "When set, enables the optimistic lock: the order's updatedAt (millisecond precision) must still equal it.",
+    }),
+    extraMetadata: FreeObject.nullish().openapi({
+      description: "When non-null, replaces the stored extra metadata entirely.",
+    }),
+    userMetadata: FreeObject.nullish().openapi({
+      description:
+        "When non-null, replaces the stored user metadata entirely (no deep merge). `secondaryContacts`, when present, is an array of { contactId, amountCents }: contactId an int64 (number or numeric string) of a contact of the winery, amountCents an integer >= 0, no contactId twice, their sum at most the order's amountCents.",
+    }),
+    marketingManual: z.boolean().nullish(),
+    notes: z.string().max(5000).nullish(),
+    paymentMethod: z.string().max(500).nullish(),
+    sourceExternalId: z.string().max(500).nullish(),
+    sourceExternalType: z.string().max(200).nullish(),
+    sourceSyncedAt: DateTime.nullish(),
+    status: z.string().max(100).nullish(),
+  })
+  .superRefine((param, ctx) => {
+    const contacts = param.userMetadata?.secondaryContacts;
+    if (contacts === undefined) return;
+    const result = SecondaryContactsSchema.safeParse(contacts);
+    for (const issue of result.error?.issues ?? []) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["userMetadata", "secondaryContacts", ...issue.path],
+        message: issue.message,
+      });
+    }
+  })
+  .openapi("UpdateParam");
+
+export type UpdateParam = z.infer<typeof UpdateParamSchema>;
+
+export const OrderQueryBodySchema = z
+  .object({
+    dateFrom: DateTime,
+    dateTo: DateTime,
+    limit: Int32.min(1).max(500).default(50),
+    offset: Int32.min(0).default(0),
+  })
+  .refine((q) => Date.parse(q.dateFrom) <= Date.parse(q.dateTo), {
+    path: ["dateTo"],
+    message: "dateTo must not be before dateFrom",
+  })
+  .openapi("OrderQuery");
+
+export const OrderPageSchema = z
+  .object({
+    orders: z.array(OrderSchema),
+    total: Int64,
+    limit: Int32,
+    offset: Int32,
+    hasMore: z.boolean().openapi({ description: "True exactly when rows exist past this page." }),
+  })
+  .openapi("OrderPage");

@@ -1,0 +1,177 @@
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { HttpDb, TxDb } from "../../db/client";
+import { idempotencyKeys } from "../../db/schema";
+import {
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+  ValidationError,
+} from "../../lib/errors";
+
+/** Completed responses are replayable for this long (decisions.md: at least 24 hours). */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+export interface IdempotencyScope {
+  wineryId: string;
+  route: string;
+  key: string;
+}
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+}
+
+const PRINTABLE = /^[\x20-\x7e]{1,255}$/;
+
+/** The Idempotency-Key header: 1..255 printable characters; the draft's quoted form is accepted. */
+export function parseIdempotencyKey(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const unquoted = /^"(.*)"$/.exec(header)?.[1] ?? header;
+  if (!PRINTABLE.test(unquoted)) {
+    throw new ValidationError([
+      { path: "header.Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" },
+    ]);
+  }
+  return unquoted;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** JSON with object keys sorted at every depth, so equal payloads hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+export function requestHash(payload: unknown): Promise<string> {
+  return sha256Hex(canonicalJson(payload));
+}
+
+interface CachedEntry {
+  requestHash: string;
+  response: StoredResponse;
+}
+
+async function cacheKey(scope: IdempotencyScope): Promise<string> {
+  return `idem:${scope.wineryId}:${scope.route}:${await sha256Hex(scope.key)}`;
+}
+
+/**
+ * The fast path: a completed response cached in KV. KV is eventually consistent and cannot claim,
+ * so a miss proves nothing; Postgres decides (see claimIdempotencyKey).
+ */
+export async function replayFromCache(
+  kv: KVNamespace,
+  scope: IdempotencyScope,
+  hash: string,
+): Promise<StoredResponse | undefined> {
+  const cached = await kv.get<CachedEntry>(await cacheKey(scope), "json");
+  if (!cached) return undefined;
+  if (cached.requestHash !== hash) throw new IdempotencyKeyReusedError();
+  return cached.response;
+}
+
+export async function cacheResponse(
+  kv: KVNamespace,
+  scope: IdempotencyScope,
+  hash: string,
+  response: StoredResponse,
+): Promise<void> {
+  const entry: CachedEntry = { requestHash: hash, response };
+  await kv.put(await cacheKey(scope), JSON.stringify(entry), {
+    expirationTtl: IDEMPOTENCY_TTL_SECONDS,
+  });
+}
+
+/**
+ * Claims the key inside the caller's transaction. A concurrent holder of the same key makes this
+ * fail at once with IDEMPOTENCY_KEY_IN_USE (a transaction-scoped advisory lock, tried, never
+ * waited on); an earlier completed request with the same payload is returned for replay; a
+ * different payload is IDEMPOTENCY_KEY_REUSED. Because the claim row commits or rolls back with the
+ * write, a failed attempt leaves the key free for a retry.
+ */
+export async function claimIdempotencyKey(
+  tx: TxDb,
+  scope: IdempotencyScope,
+  hash: string,
+): Promise<StoredResponse | undefined> {
+  const lockKey = `${scope.wineryId}:${scope.route}:${scope.key}`;
+  const locked = await tx.execute<{ locked: boolean }>(
+    sql`select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked`,
+  );
+  if (!locked.rows[0]?.locked) throw new IdempotencyKeyInUseError();
+
+  const claimed = await tx
+    .insert(idempotencyKeys)
+    .values({
+      ...scope,
+      requestHash: hash,
+      expiresAt: sql`now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})`,
+    })
+    .onConflictDoUpdate({
+      // An expired record is as good as none: take it over.
+      target: [idempotencyKeys.wineryId, idempotencyKeys.route, idempotencyKeys.key],
+      set: {
+        requestHash: hash,
+        responseStatus: null,
+        responseBody: null,
+        createdAt: sql`now()`,
+        expiresAt: sql`now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})`,
+      },
+      setWhere: sql`${idempotencyKeys.expiresAt} < now()`,
+    })
+    .returning({ key: idempotencyKeys.key });
+  if (claimed.length > 0) return undefined;
+
+  const [existing] = await tx
+    .select()
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.wineryId, scope.wineryId),
+        eq(idempotencyKeys.route, scope.route),
+        eq(idempotencyKeys.key, scope.key),
+      ),
+    );
+  if (!existing) throw new IdempotencyKeyInUseError();
+  if (existing.requestHash !== hash) throw new IdempotencyKeyReusedError();
+  if (existing.responseStatus === null || existing.responseBody === null) {
+    throw new IdempotencyKeyInUseError();
+  }
+  return { status: existing.responseStatus, body: existing.responseBody };
+}
+
+export async function completeIdempotencyKey(
+  tx: TxDb,
+  scope: IdempotencyScope,
+  response: StoredResponse,
+): Promise<void> {
+  await tx
+    .update(idempotencyKeys)
+    .set({ responseStatus: response.status, responseBody: response.body })
+    .where(
+      and(
+        eq(idempotencyKeys.wineryId, scope.wineryId),
+        eq(idempotencyKeys.route, scope.route),
+        eq(idempotencyKeys.key, scope.key),
+      ),
+    );
+}
+
+/** Cron: forget records past their retention; answers how many were deleted. */
+export async function purgeExpiredIdempotencyKeys(db: HttpDb): Promise<number> {
+  const deleted = await db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.expiresAt, sql`now()`))
+    .returning({ key: idempotencyKeys.key });
+  return deleted.length;
+}

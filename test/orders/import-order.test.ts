@@ -1,0 +1,307 @@
+import { env } from "cloudflare:workers";
+import { count, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  idempotencyKeys,
+  orders,
+  receiptLines,
+  receiptPayments,
+  receipts,
+} from "../../src/db/schema";
+import type { Order } from "../../src/schemas/orders";
+import { api, expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import { externalOrder, importOrder } from "../helpers/orders";
+import { countRoundTrips } from "../helpers/round-trips";
+
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+
+async function ordersWithExternalId(wineryId: string, externalId: string) {
+  return testDb()
+    .select()
+    .from(orders)
+    .where(eq(orders.externalId, externalId))
+    .then((rows) => rows.filter((r) => r.wineryId === wineryId));
+}
+
+async function receiptCount(orderId: number) {
+  const [row] = await testDb()
+    .select({ n: count() })
+    .from(receipts)
+    .where(eq(receipts.orderId, orderId));
+  return row?.n ?? 0;
+}
+
+describe("E1 POST /v4/order-import/{apiChannelKey}: happy", () => {
+  it("stores the order with its items and answers it", async () => {
+    const input = externalOrder();
+    const response = await importOrder(tenant, input);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Idempotent-Replayed")).toBeNull();
+    const order = (await response.json()) as Order;
+    const { items, id: externalId, date, ...fields } = input;
+    expect(order).toMatchObject({ ...fields, externalId, date, channel: tenant.apiChannelKey });
+    expect(Number.isSafeInteger(order.id)).toBe(true);
+    expect(order.items).toHaveLength(2);
+    expect(order.items[0]).toMatchObject({ ...items?.[0], id: expect.any(Number) });
+    expect(order.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(order.updatedAt).toBe(order.createdAt);
+  });
+
+  it("issues the fiscal receipt in the same transaction", async () => {
+    const order = (await (await importOrder(tenant, externalOrder())).json()) as Order;
+    const [receipt] = await testDb().select().from(receipts).where(eq(receipts.orderId, order.id));
+    expect(receipt).toMatchObject({
+      wineryId: tenant.wineryId,
+      receiptType: "ORDER",
+      fiscalOperation: "RECEIPT",
+      status: "CREATED",
+      authorityCommunicationState: "TODO",
+      saleDocumentState: "NONE",
+      totalCents: 7480,
+      vatAmountCents: 1349,
+      totalNoVatCents: 7480 - 1349,
+      discountTotalCents: 500,
+      customerName: "Marco Bianchi",
+    });
+    const lines = await testDb()
+      .select()
+      .from(receiptLines)
+      .where(eq(receiptLines.receiptId, receipt?.id ?? ""));
+    expect(lines.map((l) => [l.lineNumber, l.entityId, l.quantity, l.unitPriceCents])).toEqual([
+      [1, "BRUNELLO-2019", 1, 4500],
+      [2, "ROSSO-2022", 3, 830],
+    ]);
+    const payments = await testDb()
+      .select()
+      .from(receiptPayments)
+      .where(eq(receiptPayments.receiptId, receipt?.id ?? ""));
+    expect(payments).toMatchObject([{ grossTotalCents: 7480, paymentNumber: 1, method: "card" }]);
+  });
+
+  it("numbers receipts progressively per winery, without gaps under concurrency", async () => {
+    const fresh = await createTenant();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => importOrder(fresh, externalOrder())),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    const rows = await testDb()
+      .select({ n: receipts.progressiveNumber })
+      .from(receipts)
+      .where(eq(receipts.wineryId, fresh.wineryId));
+    expect(rows.map((r) => r.n).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it("derives amountCents when the payload leaves it out", async () => {
+    const input = externalOrder({
+      amountCents: undefined,
+      totals: undefined,
+      amountShipmentCents: 990,
+      amountDiscountCents: 500,
+    });
+    const order = (await (await importOrder(tenant, input)).json()) as Order;
+    expect(order.amountCents).toBe(4500 + 2490 + 990 - 500);
+  });
+
+  it("accepts a minimal order", async () => {
+    const response = await importOrder(tenant, { id: `MIN-${crypto.randomUUID()}` });
+    expect(response.status).toBe(200);
+    const order = (await response.json()) as Order;
+    expect(order).toMatchObject({
+      amountCents: 0,
+      items: [],
+      sourceExternal: null,
+      date: new Date().toISOString().slice(0, 10),
+    });
+  });
+});
+
+describe("E1 idempotency", () => {
+  it("replays the first response with Idempotent-Replayed and writes nothing more", async () => {
+    const input = externalOrder();
+    const key = crypto.randomUUID();
+    const first = await importOrder(tenant, input, { "Idempotency-Key": key });
+    const firstBody = await first.text();
+    const again = await importOrder(tenant, input, { "Idempotency-Key": `"${key}"` });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await again.text()).toBe(firstBody);
+    expect(await ordersWithExternalId(tenant.wineryId, input.id)).toHaveLength(1);
+  });
+
+  it("treats a reordered but equal payload as the same request", async () => {
+    const input = externalOrder();
+    const key = crypto.randomUUID();
+    await importOrder(tenant, input, { "Idempotency-Key": key });
+    const reordered = Object.fromEntries(Object.entries(input).reverse());
+    const again = await importOrder(tenant, reordered, { "Idempotency-Key": key });
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+  });
+
+  it("answers 422 for the same key with a different payload", async () => {
+    const key = crypto.randomUUID();
+    await importOrder(tenant, externalOrder(), { "Idempotency-Key": key });
+    await expectProblem(
+      await importOrder(tenant, externalOrder(), { "Idempotency-Key": key }),
+      422,
+      "IDEMPOTENCY_KEY_REUSED",
+    );
+  });
+
+  it("still replays when the KV cache is empty: Postgres holds the truth", async () => {
+    const input = externalOrder();
+    const key = crypto.randomUUID();
+    const first = await (await importOrder(tenant, input, { "Idempotency-Key": key })).text();
+    for (const { name } of (await env.IDEMPOTENCY.list()).keys) await env.IDEMPOTENCY.delete(name);
+    const again = await importOrder(tenant, input, { "Idempotency-Key": key });
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await again.text()).toBe(first);
+    await expectProblem(
+      await importOrder(tenant, { ...input, notes: "changed" }, { "Idempotency-Key": key }),
+      422,
+      "IDEMPOTENCY_KEY_REUSED",
+    );
+  });
+
+  it("executes exactly once under 20 concurrent calls with one key and one body", async () => {
+    const input = externalOrder();
+    const key = crypto.randomUUID();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => importOrder(tenant, input, { "Idempotency-Key": key })),
+    );
+    const ids = new Set<number>();
+    for (const answer of answers) {
+      if (answer.status === 409) {
+        const problem = await expectProblem(answer, 409, "IDEMPOTENCY_KEY_IN_USE");
+        expect(answer.headers.get("Retry-After")).toBeTruthy();
+        expect(problem.requestId).toBeTruthy();
+      } else {
+        expect(answer.status).toBe(200);
+        ids.add(((await answer.json()) as Order).id);
+      }
+    }
+    expect(ids.size).toBe(1);
+    const stored = await ordersWithExternalId(tenant.wineryId, input.id);
+    expect(stored).toHaveLength(1);
+    expect(await receiptCount(stored[0]?.id ?? 0)).toBe(1);
+  });
+
+  it("costs one KV read and one database transaction", async () => {
+    await importOrder(tenant, externalOrder()); // verify the key outside the count
+    const { result, trips } = await countRoundTrips(() =>
+      importOrder(tenant, externalOrder(), { "Idempotency-Key": crypto.randomUUID() }),
+    );
+    expect(result.status).toBe(200);
+    expect(trips).toEqual({ httpRequests: 0, wsSessions: 1 });
+  });
+
+  it("keeps records for 24 hours", async () => {
+    const key = crypto.randomUUID();
+    await importOrder(tenant, externalOrder(), { "Idempotency-Key": key });
+    const [record] = await testDb()
+      .select()
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, key));
+    const hours =
+      ((record?.expiresAt.getTime() ?? 0) - (record?.createdAt.getTime() ?? 0)) / 3_600_000;
+    expect(hours).toBeGreaterThanOrEqual(24);
+  });
+});
+
+describe("E1 errors", () => {
+  it("answers DUPLICATE_ORDER with the existing orderId for a second import without a key", async () => {
+    const input = externalOrder();
+    const first = (await (await importOrder(tenant, input)).json()) as Order;
+    const problem = await expectProblem(await importOrder(tenant, input), 409, "DUPLICATE_ORDER");
+    expect(problem.orderId).toBe(first.id);
+    expect(await receiptCount(first.id)).toBe(1);
+  });
+
+  it.each([
+    ["id", { id: undefined }],
+    ["amountCents", { amountCents: 12.5 }],
+    ["amountVatCents", { amountVatCents: 2 ** 31 }],
+    ["amountCents", { amountCents: 2 ** 53 }],
+    ["date", { date: "2026-02-30" }],
+    ["sourceSyncedAt", { sourceSyncedAt: "2026-05-14 09:30" }],
+    [
+      "items[1].quantity",
+      {
+        items: [
+          { sku: "A", quantity: 1 },
+          { sku: "B", quantity: "two" },
+        ],
+      },
+    ],
+    ["sourceExternal.type", { sourceExternal: { id: "x" } }],
+  ])("names the invalid field %s and writes nothing", async (path, override) => {
+    const input = { ...externalOrder(), ...override };
+    const problem = await expectProblem(await importOrder(tenant, input), 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path)).toContain(path);
+    if (input.id) expect(await ordersWithExternalId(tenant.wineryId, input.id)).toHaveLength(0);
+  });
+
+  it("refuses more than 1,000 items", async () => {
+    const items = Array.from({ length: 1001 }, (_, i) => ({ sku: `S${i}`, quantity: 1 }));
+    const problem = await expectProblem(
+      await importOrder(tenant, externalOrder({ items })),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.[0]?.path).toBe("items");
+  });
+
+  it("refuses a malformed Idempotency-Key", async () => {
+    const problem = await expectProblem(
+      await importOrder(tenant, externalOrder(), { "Idempotency-Key": "x".repeat(256) }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.[0]?.path).toBe("header.Idempotency-Key");
+  });
+
+  it("answers 404 for an unknown channel", async () => {
+    const response = await api("/v4/order-import/no-such-channel", {
+      key: tenant.apiKey,
+      body: externalOrder(),
+    });
+    await expectProblem(response, 404, "NOT_FOUND");
+  });
+});
+
+describe("E1 security", () => {
+  it("answers 401 without a key", async () => {
+    await expectProblem(
+      await api(`/v4/order-import/${tenant.apiChannelKey}`, { body: externalOrder() }),
+      401,
+      "UNAUTHENTICATED",
+    );
+  });
+
+  it("answers 404 for another winery's channel, and writes nothing", async () => {
+    const other = await createTenant();
+    const input = externalOrder();
+    const response = await api(`/v4/order-import/${other.apiChannelKey}`, {
+      key: tenant.apiKey,
+      body: input,
+    });
+    await expectProblem(response, 404, "NOT_FOUND");
+    expect(await ordersWithExternalId(other.wineryId, input.id)).toHaveLength(0);
+  });
+
+  it("scopes idempotency keys by winery", async () => {
+    const other = await createTenant();
+    const key = crypto.randomUUID();
+    const mine = (await (
+      await importOrder(tenant, externalOrder(), { "Idempotency-Key": key })
+    ).json()) as Order;
+    const theirs = await importOrder(other, externalOrder(), { "Idempotency-Key": key });
+    expect(theirs.status).toBe(200);
+    expect(theirs.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(((await theirs.json()) as Order).id).not.toBe(mine.id);
+  });
+});
