@@ -9,6 +9,7 @@ import { createRouter } from "./lib/router";
 import { requireApiKey } from "./middleware/authenticate";
 import { database } from "./middleware/database";
 import { jsonBody } from "./middleware/json-body";
+import { normalizeErrors } from "./middleware/normalize-errors";
 import { healthRoutes } from "./routes/system/health.routes";
 import { v2 } from "./routes/v2";
 import { v3 } from "./routes/v3";
@@ -56,6 +57,7 @@ export function createApp() {
   const app = createRouter().basePath("/api");
 
   app.use(requestId({ limitLength: 200 }));
+  app.use(normalizeErrors);
   app.use(database);
 
   for (const [prefix, router] of [

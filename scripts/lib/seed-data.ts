@@ -1,7 +1,8 @@
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import * as schema from "../../src/db/schema";
 import { issueApiKey } from "../../src/services/auth/api-keys";
+import { writeOrder } from "../../src/services/orders/import-order";
 
 type Db = NodePgDatabase<typeof schema>;
 type Log = (line: string) => void;
@@ -13,6 +14,8 @@ export interface SeedResult {
   wineryId: string;
   apiChannelKey: string;
   apiKey: string;
+  /** A demo order, for GET/PUT /api/v4/orders/{id}. */
+  orderId?: number;
 }
 
 const FIRST = [
@@ -140,13 +143,94 @@ async function seedContacts(db: Db, wineryId: string, log: Log) {
   log(`contacts: ${inserted.length} new, ${count} in all`);
 }
 
-/** The demo winery with its channel and contacts; idempotent. Issues a fresh API key each time. */
+const WINES = [
+  { sku: "BRUNELLO-2019", name: "Brunello di Montalcino DOCG 2019", unitPriceCents: 4500 },
+  { sku: "ROSSO-2022", name: "Rosso di Montalcino DOC 2022", unitPriceCents: 1800 },
+  { sku: "IGT-2021", name: "Sant'Antimo Rosso IGT 2021", unitPriceCents: 1250 },
+  { sku: "GRAPPA-50", name: "Grappa di Brunello 50cl", unitPriceCents: 3200 },
+];
+
+/** Demo orders imported the way E1 imports them (items and receipt included); idempotent by external id. */
+async function seedOrders(db: Db, wineryId: string, log: Log): Promise<number | undefined> {
+  const [channel] = await db
+    .select({ id: schema.salesChannels.id, apiChannelKey: schema.salesChannels.apiChannelKey })
+    .from(schema.salesChannels)
+    .where(eq(schema.salesChannels.apiChannelKey, DEMO_CHANNEL_KEY));
+  if (!channel) throw new Error("demo channel missing");
+  let created = 0;
+  for (let i = 0; i < 12; i++) {
+    const externalId = `DEMO-${String(i + 1).padStart(4, "0")}`;
+    const [existing] = await db
+      .select({ id: schema.orders.id })
+      .from(schema.orders)
+      .where(
+        and(eq(schema.orders.channelId, channel.id), eq(schema.orders.externalId, externalId)),
+      );
+    if (existing) continue;
+    const items = [WINES[i % WINES.length], WINES[(i + 1) % WINES.length]].map((wine, line) => {
+      const quantity = 1 + ((i + line) % 3);
+      const unitPriceCents = wine?.unitPriceCents ?? 1000;
+      return {
+        sku: wine?.sku,
+        name: wine?.name,
+        quantity,
+        unitPriceCents,
+        amountCents: unitPriceCents * quantity,
+        vatPercentage: 22,
+        type: "PRODUCT",
+      };
+    });
+    const shipment = i % 2 === 0 ? 990 : 0;
+    const amountCents = items.reduce((sum, item) => sum + item.amountCents, 0) + shipment;
+    const first = FIRST[i % FIRST.length] ?? "Demo";
+    const last = LAST[(i * 5) % LAST.length] ?? "Buyer";
+    await db.transaction((tx) =>
+      writeOrder(tx, wineryId, channel, {
+        id: externalId,
+        date: new Date(Date.now() - i * 5 * 86_400_000).toISOString().slice(0, 10),
+        status: i % 4 === 0 ? "SHIPPED" : "PAID",
+        buyerEmail: `${first}.${last}.${i}@example.com`.toLowerCase(),
+        buyerFirstname: first,
+        buyerLastname: last,
+        city: CITIES[i % CITIES.length],
+        countryIso: COUNTRIES[i % COUNTRIES.length],
+        amountCents,
+        amountShipmentCents: shipment,
+        amountVatPercentage: 22,
+        amountVatCents: Math.round((amountCents * 22) / 122),
+        paymentMethod: i % 3 === 0 ? "paypal" : "card",
+        sourceExternal: {
+          id: `LEGACY-${1000 + i}`,
+          type: i % 2 === 0 ? "WEBSHOP" : "POS_TERMINAL",
+        },
+        items,
+      }),
+    );
+    created++;
+  }
+  const [firstOrder] = await db
+    .select({ id: schema.orders.id })
+    .from(schema.orders)
+    .where(eq(schema.orders.wineryId, wineryId))
+    .orderBy(schema.orders.id)
+    .limit(1);
+  log(`orders: ${created} new, each with its receipt`);
+  return firstOrder?.id;
+}
+
+/** The demo winery with its channel, contacts and orders; idempotent. Issues a fresh API key each time. */
 export async function seedDemo(db: Db, log: Log): Promise<SeedResult> {
   await ensureWinery(db, DEMO_WINERY_ID, "Tenuta Demo", DEMO_CHANNEL_KEY, log);
   await seedContacts(db, DEMO_WINERY_ID, log);
+  const orderId = await seedOrders(db, DEMO_WINERY_ID, log);
   const { key } = await issueApiKey(db, DEMO_WINERY_ID, `seed ${new Date().toISOString()}`);
   log("issued a new API key for the demo winery");
-  return { wineryId: DEMO_WINERY_ID, apiChannelKey: DEMO_CHANNEL_KEY, apiKey: key };
+  return {
+    wineryId: DEMO_WINERY_ID,
+    apiChannelKey: DEMO_CHANNEL_KEY,
+    apiKey: key,
+    ...(orderId && { orderId }),
+  };
 }
 
 /** An extra, empty winery (with a channel and a key), for trying tenancy by hand. */

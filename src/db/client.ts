@@ -1,4 +1,4 @@
-import { neon, neonConfig, Pool } from "@neondatabase/serverless";
+import { Client, neon, neonConfig } from "@neondatabase/serverless";
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from "drizzle-orm/neon-http";
 import { drizzle as drizzleWs, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import * as schema from "./schema";
@@ -18,7 +18,7 @@ export interface Database {
   http: HttpDb;
   /**
    * An interactive transaction over a WebSocket session, for the few writes that must branch on
-   * what they read. The pool lives only for this call and is closed through `waitUntil`.
+   * what they read. The connection lives only for this call and is closed through `waitUntil`.
    */
   transaction<T>(work: (tx: TxDb) => Promise<T>): Promise<T>;
 }
@@ -53,15 +53,19 @@ export function createDatabase(
   return {
     http,
     async transaction(work) {
-      const pool = new Pool({ connectionString: config.DATABASE_URL, max: 1 });
-      // The server may close first (workerd then reports "Network connection lost"); pg-pool
-      // re-emits that as an 'error' event, which must never become an uncaught exception.
-      pool.on("error", () => {});
+      // One client (one WebSocket session) for one transaction. Its 'error' listener is attached
+      // before connecting: a failed or lost connection is also emitted as an event (workerd fires
+      // "Network connection lost" after close), and an unheard one would be an uncaught exception.
+      const client = new Client({ connectionString: config.DATABASE_URL });
+      client.on("error", () => {});
+      await client.connect();
       try {
-        const db = drizzleWs({ client: pool, schema, casing: "snake_case" });
+        const db = drizzleWs({ client, schema, casing: "snake_case" });
         return await db.transaction(work);
       } finally {
-        waitUntil(pool.end().catch(() => {}));
+        // Only a connected client is ended: ending one whose socket never opened throws from
+        // inside the driver instead of rejecting.
+        waitUntil(client.end().catch(() => {}));
       }
     },
   };

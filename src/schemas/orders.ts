@@ -119,12 +119,9 @@ export const OrderSchema = z
       description: "The order id (int64), used by GET and PUT /v4/orders/{id}.",
     }),
     externalId: z.string(),
-    channel: z
-      .string()
-      .nullable()
-      .openapi({
-        description: "The apiChannelKey of the import channel (null for shop-plugin orders).",
-      }),
+    channel: z.string().nullable().openapi({
+      description: "The apiChannelKey of the import channel (null for shop-plugin orders).",
+    }),
     tagName: z
       .string()
       .nullable()

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { api, expectProblem } from "../helpers/api";
 import { createTenant, type TestTenant } from "../helpers/factories";
+import { externalOrder, importOrder } from "../helpers/orders";
 
 let tenant: TestTenant;
 beforeAll(async () => {
@@ -71,25 +72,31 @@ describe("cross-cutting behaviour", () => {
 });
 
 describe("database outage", () => {
+  const contactBody = () => ({
+    contactType: "MASTER",
+    countryIso: "IT",
+    email: `outage-${crypto.randomUUID()}@example.com`,
+    firstName: "Out",
+    lastName: "Age",
+    phoneNumber: "1",
+  });
+
   /** The same app with the database endpoints pointed at a port where nothing listens. */
-  async function callWithDeadDatabase(key: string) {
+  async function callWithDeadDatabase(
+    key: string,
+    path = "/v2/contacts",
+    body: unknown = contactBody(),
+  ) {
     const dead = {
       ...env,
       NEON_HTTP_ENDPOINT: "http://127.0.0.1:9/sql",
       NEON_WS_PROXY: "127.0.0.1:9",
     };
     const ctx = createExecutionContext();
-    const request = new Request("http://api.test/api/v2/contacts", {
+    const request = new Request(`http://api.test/api${path}`, {
       method: "POST",
       headers: { APIKey: key, "Content-Type": "application/json" },
-      body: JSON.stringify({
-        contactType: "MASTER",
-        countryIso: "IT",
-        email: `outage-${crypto.randomUUID()}@example.com`,
-        firstName: "Out",
-        lastName: "Age",
-        phoneNumber: "1",
-      }),
+      body: JSON.stringify(body),
     });
     const response = await createApp().fetch(request, dead, ctx);
     await waitOnExecutionContext(ctx);
@@ -112,5 +119,19 @@ describe("database outage", () => {
       body: { dateFrom: "2000-01-01T00:00:00Z", dateTo: "2100-01-01T00:00:00Z" },
     });
     expect(healthy.status).toBe(200);
+  });
+
+  it("answers 503 for an order import whose transaction cannot start, and writes nothing", async () => {
+    await api("/v2/contacts", { key: tenant.apiKey, body: {} });
+    const order = externalOrder();
+    const response = await callWithDeadDatabase(
+      tenant.apiKey,
+      `/v4/order-import/${tenant.apiChannelKey}`,
+      order,
+    );
+    await expectProblem(response, 503, "SERVICE_UNAVAILABLE");
+    expect(Number(response.headers.get("Retry-After"))).toBeGreaterThan(0);
+    const retried = await importOrder(tenant, order);
+    expect(retried.status).toBe(200);
   });
 });

@@ -56,6 +56,12 @@ export function requestHash(payload: unknown): Promise<string> {
   return sha256Hex(canonicalJson(payload));
 }
 
+/** The slice of Workers KV that replay caching needs (the `IDEMPOTENCY` namespace). */
+export interface ReplayCache {
+  get(key: string, type: "json"): Promise<unknown>;
+  put(key: string, value: string, options: { expirationTtl: number }): Promise<void>;
+}
+
 interface CachedEntry {
   requestHash: string;
   response: StoredResponse;
@@ -70,18 +76,18 @@ async function cacheKey(scope: IdempotencyScope): Promise<string> {
  * so a miss proves nothing; Postgres decides (see claimIdempotencyKey).
  */
 export async function replayFromCache(
-  kv: KVNamespace,
+  kv: ReplayCache,
   scope: IdempotencyScope,
   hash: string,
 ): Promise<StoredResponse | undefined> {
-  const cached = await kv.get<CachedEntry>(await cacheKey(scope), "json");
+  const cached = (await kv.get(await cacheKey(scope), "json")) as CachedEntry | null;
   if (!cached) return undefined;
   if (cached.requestHash !== hash) throw new IdempotencyKeyReusedError();
   return cached.response;
 }
 
 export async function cacheResponse(
-  kv: KVNamespace,
+  kv: ReplayCache,
   scope: IdempotencyScope,
   hash: string,
   response: StoredResponse,

@@ -1,6 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Database, TxDb } from "../../db/client";
+import type { Database } from "../../db/client";
 import { orderItems, orders, salesChannels } from "../../db/schema";
+import type { AnyDb } from "../../db/types";
 import { DuplicateOrderError, NotFoundError } from "../../lib/errors";
 import type { ExternalOrder } from "../../schemas/orders";
 import {
@@ -8,6 +9,7 @@ import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   type IdempotencyScope,
+  type ReplayCache,
   replayFromCache,
   requestHash,
   type StoredResponse,
@@ -33,13 +35,16 @@ export interface ImportOrderResult {
 
 export interface ImportOrderDeps {
   db: Database;
-  kv: KVNamespace;
+  kv: ReplayCache;
   waitUntil: (promise: Promise<unknown>) => void;
 }
 
-/** The order, its items and its receipt, in the caller's transaction; answers the stored order. */
-async function writeOrder(
-  tx: TxDb,
+/**
+ * The order, its items and its receipt, in the caller's transaction; answers the stored order.
+ * Any Drizzle Postgres handle will do, so the seed writes demo orders the way E1 does.
+ */
+export async function writeOrder(
+  tx: AnyDb,
   wineryId: string,
   channel: { id: string; apiChannelKey: string },
   input: ExternalOrder,

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { TxDb } from "../../db/client";
 import { receiptLines, receiptPayments, receipts, wineryCounters } from "../../db/schema";
+import type { AnyDb } from "../../db/types";
 import type { OrderWithItems } from "../orders/order-record";
 
 export const DEFAULT_CURRENCY = "EUR";
@@ -16,7 +16,7 @@ export function vatOfGross(grossCents: number, percent: number): number {
  * next progressive number (an atomic counter upsert, so concurrent imports never share one), a line
  * per item and one payment for the paid amount. Amounts are gross (VAT included).
  */
-export async function issueOrderReceipt(tx: TxDb, order: OrderWithItems): Promise<string> {
+export async function issueOrderReceipt(tx: AnyDb, order: OrderWithItems): Promise<string> {
   const [counter] = await tx
     .insert(wineryCounters)
     .values({ wineryId: order.wineryId, name: "receipt", value: 1 })
