@@ -4,6 +4,7 @@
  * npm run apikey -- revoke <id or prefix>
  */
 import { parseArgs } from "node:util";
+import { postgresError } from "../src/db/errors";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../src/services/auth/api-keys";
 import { openScriptDatabase } from "./lib/database";
 
@@ -65,7 +66,16 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(`apikey failed: ${/foreign key/i.test(message) ? "no such winery" : message}`);
+  const pg = postgresError(error);
+  const cause = (error as { cause?: unknown })?.cause;
+  const message =
+    pg?.code === "23503"
+      ? "no such winery (create it with npm run seed -- --tenant <uuid>)"
+      : cause instanceof Error
+        ? cause.message
+        : error instanceof Error
+          ? error.message
+          : String(error);
+  console.error(`apikey failed: ${message}`);
   process.exit(1);
 });

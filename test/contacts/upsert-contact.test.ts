@@ -63,6 +63,21 @@ describe("E13 POST /v2/contacts: happy", () => {
     expect(ids.size).toBe(1);
   });
 
+  it("answers 100 parallel requests correctly, each with its own contact", async () => {
+    const inputs = Array.from({ length: 100 }, (_, i) =>
+      contactInput({ firstName: `Parallel ${i}` }),
+    );
+    const answers = await Promise.all(inputs.map((input) => upsert(tenant.apiKey, input)));
+    const contacts = await Promise.all(
+      answers.map(async (a) => ({ status: a.status, body: (await a.json()) as Contact })),
+    );
+    contacts.forEach(({ status, body }, i) => {
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ email: inputs[i]?.email, firstName: `Parallel ${i}` });
+    });
+    expect(new Set(contacts.map((c) => c.body.id)).size).toBe(100);
+  });
+
   it("costs exactly one database round trip", async () => {
     await upsert(tenant.apiKey, contactInput()); // the key is verified once per isolate
     const { result, trips } = await countRoundTrips(() => upsert(tenant.apiKey, contactInput()));
