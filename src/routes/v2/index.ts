@@ -1,7 +1,10 @@
 import { createRouter } from "../../lib/router";
 import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
 import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
+import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
+import { upsertShopPluginOrderRoute } from "../shop-plugin/shop-plugin.routes";
 
 export const v2 = createRouter()
   .openapi(upsertContactRoute, upsertContactHandler)
-  .openapi(exportContactsV2Route, exportContactsV2Handler);
+  .openapi(exportContactsV2Route, exportContactsV2Handler)
+  .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler);

@@ -1,0 +1,40 @@
+/**
+ * Exact conversion of decimal amounts in major units ("19.99", 19.99) to integer cents. Never
+ * multiplies floats: `19.99 * 100` is 1998.9999999999998. The decimal text is split into digits
+ * and rounded half away from zero past the second decimal ("1.005" -> 101, "-1.005" -> -101).
+ */
+
+export type CentsResult = { ok: true; cents: number } | { ok: false; message: string };
+
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+/** 13 integer digits keep every result below 10^15 cents, inside the safe-integer range. */
+const MAX_INTEGER_DIGITS = 13;
+/** Numbers below this print in exponent form ("1e-7") and all round to 0 cents. */
+const SMALLEST_PLAIN_NUMBER = 1e-6;
+
+export const AMOUNT_FORMAT_MESSAGE =
+  'must be a decimal amount in major units with "." as the separator, e.g. "19.99"';
+
+/** Cents of a decimal string or a JSON number; a result object, never a throw. */
+export function decimalToCents(value: string | number): CentsResult {
+  let text: string;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return { ok: false, message: AMOUNT_FORMAT_MESSAGE };
+    if (Math.abs(value) < SMALLEST_PLAIN_NUMBER) return { ok: true, cents: 0 };
+    // The shortest text that reads back as the same double: what the JSON document said.
+    text = String(value);
+  } else {
+    text = value.trim();
+  }
+
+  const match = DECIMAL.exec(text);
+  if (!match) return { ok: false, message: AMOUNT_FORMAT_MESSAGE };
+  const [, sign = "", integerPart = "", fraction = ""] = match;
+  const digits = integerPart.replace(/^0+(?=\d)/, "");
+  if (digits.length > MAX_INTEGER_DIGITS) return { ok: false, message: "is out of range" };
+
+  const cents = Number(digits) * 100 + Number(fraction.slice(0, 2).padEnd(2, "0"));
+  const roundsUp = (fraction[2] ?? "0") >= "5";
+  const magnitude = cents + (roundsUp ? 1 : 0);
+  return { ok: true, cents: sign === "-" && magnitude !== 0 ? -magnitude : magnitude };
+}

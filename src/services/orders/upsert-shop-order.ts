@@ -1,0 +1,79 @@
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { toSnakeCase } from "drizzle-orm/casing";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import type { HttpDb } from "../../db/client";
+import { orderItems, orders } from "../../db/schema";
+import type { ExternalOrder } from "../../schemas/orders";
+import { itemValues, orderValues } from "./order-record";
+
+/** The upsert key and the owner of the order: a re-post never changes them. */
+const KEY_COLUMNS = new Set(["wineryId", "channelId", "pluginTag", "externalId"]);
+/**
+ * Columns the back office owns (E2 edits them; no storefront sends them): a document that leaves
+ * them out keeps the stored value instead of clearing it.
+ */
+const BACK_OFFICE_COLUMNS: Record<string, AnyPgColumn> = {
+  userMetadata: orders.userMetadata,
+  marketingManual: orders.marketingManual,
+};
+
+const excluded = (column: string) => sql.raw(`excluded."${toSnakeCase(column)}"`);
+
+export interface ShopOrderOwner {
+  wineryId: string;
+  /** The storefront plugin (E19 `tagName`). */
+  tagName: string;
+}
+
+/**
+ * E19. One round trip, atomic: a Neon HTTP batch (one transaction) that upserts the order on
+ * (winery, plugin tag, external id), deletes its items and inserts the new ones. The items find
+ * their order through a subquery on that key, so nothing has to be read first. Concurrent
+ * re-posts converge on one row: under READ COMMITTED (the batch default) ON CONFLICT DO UPDATE
+ * waits for, then locks the order row until its transaction ends, so the delete-and-insert of
+ * items runs one request at a time.
+ */
+export async function upsertShopOrder(
+  db: HttpDb,
+  owner: ShopOrderOwner,
+  input: ExternalOrder,
+): Promise<number> {
+  const values = orderValues(input, { wineryId: owner.wineryId, pluginTag: owner.tagName });
+  const set: Record<string, SQL> = {};
+  for (const column of Object.keys(values)) {
+    if (KEY_COLUMNS.has(column)) continue;
+    const stored = BACK_OFFICE_COLUMNS[column];
+    set[column] = stored ? sql`coalesce(${excluded(column)}, ${stored})` : excluded(column);
+  }
+  // Strictly increasing at millisecond precision, like E2, so an E2 lock sees every re-post.
+  set.updatedAt = sql`greatest(now(), ${orders.updatedAt} + interval '1 millisecond')`;
+
+  const upsert = db
+    .insert(orders)
+    .values(values)
+    .onConflictDoUpdate({ target: [orders.wineryId, orders.pluginTag, orders.externalId], set })
+    .returning({ id: orders.id });
+
+  const orderId = sql`(${db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(
+      and(
+        eq(orders.wineryId, owner.wineryId),
+        eq(orders.pluginTag, owner.tagName),
+        eq(orders.externalId, input.id),
+      ),
+    )})`;
+  const removeItems = db
+    .delete(orderItems)
+    .where(and(eq(orderItems.wineryId, owner.wineryId), eq(orderItems.orderId, orderId)));
+  const items = itemValues(input, 0, owner.wineryId).map((item) => ({ ...item, orderId }));
+
+  const statements: [BatchItem<"pg">, ...BatchItem<"pg">[]] = [upsert, removeItems];
+  if (items.length > 0) statements.push(db.insert(orderItems).values(items));
+  const [upserted] = (await db.batch(statements)) as [{ id: number }[]];
+  const row = upserted[0];
+  if (!row) throw new Error("shop order upsert returned no row");
+  return row.id;
+}

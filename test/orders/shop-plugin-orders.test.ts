@@ -1,0 +1,441 @@
+import { and, count, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { orderItems, orders } from "../../src/db/schema";
+import type { ExternalOrder, Order } from "../../src/schemas/orders";
+import { api, expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import { externalOrder } from "../helpers/orders";
+import { countRoundTrips } from "../helpers/round-trips";
+import { wooOrder } from "../helpers/woocommerce";
+
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+
+interface PostOptions {
+  tagName?: string | null;
+  wineryId?: string | null;
+  key?: string;
+  headers?: Record<string, string>;
+}
+
+/** POSTs `body` as the JSON body as is; pass JSON.stringify(document) for a proper E19 call. */
+function post(body: unknown, options: PostOptions = {}, target: TestTenant = tenant) {
+  const query = new URLSearchParams();
+  const tagName = options.tagName === undefined ? "woocommerce" : options.tagName;
+  const wineryId = options.wineryId === undefined ? target.wineryId : options.wineryId;
+  if (tagName !== null) query.set("tagName", tagName);
+  if (wineryId !== null) query.set("wineryId", wineryId);
+  return api(`/v2/shopplugin/orders?${query}`, {
+    key: "key" in options ? options.key : target.apiKey,
+    body,
+    ...(options.headers && { headers: options.headers }),
+  });
+}
+
+const postDocument = (document: unknown, options?: PostOptions, target?: TestTenant) =>
+  post(JSON.stringify(document), options, target);
+
+async function createdId(response: Response): Promise<string> {
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`expected 201, got ${response.status}: ${text}`);
+  const id = JSON.parse(text) as unknown;
+  expect(typeof id).toBe("string");
+  expect(id).toMatch(/^[1-9]\d*$/);
+  return id as string;
+}
+
+async function getOrder(id: string, target: TestTenant = tenant): Promise<Order> {
+  const response = await api(`/v4/orders/${id}`, { key: target.apiKey });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Order;
+}
+
+async function storedCounts(wineryId: string, externalId: string) {
+  const db = testDb();
+  const [orderCount] = await db
+    .select({ n: count() })
+    .from(orders)
+    .where(and(eq(orders.wineryId, wineryId), eq(orders.externalId, externalId)));
+  const [itemCount] = await db
+    .select({ n: count() })
+    .from(orderItems)
+    .innerJoin(orders, eq(orders.id, orderItems.orderId))
+    .where(and(eq(orders.wineryId, wineryId), eq(orders.externalId, externalId)));
+  return { orders: orderCount?.n ?? 0, items: itemCount?.n ?? 0 };
+}
+
+describe("E19 POST /v2/shopplugin/orders: happy", () => {
+  it("stores a WooCommerce order and answers its id as a JSON string", async () => {
+    const document = wooOrder();
+    const response = await postDocument(document);
+    expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
+    const id = await createdId(response);
+
+    const order = await getOrder(id);
+    expect(order).toMatchObject({
+      id: Number(id),
+      externalId: String(document.id),
+      channel: null,
+      tagName: "woocommerce",
+      sourceExternal: { id: String(document.id), type: "woocommerce" },
+      status: "processing",
+      date: "2026-05-01",
+      buyerFirstname: "Giulia",
+      buyerLastname: "Rossi",
+      buyerEmail: "giulia.rossi@example.com",
+      buyerPhone: "+39 055 123 4567",
+      address: "Via Roma 1, Scala B",
+      addressName: null,
+      city: "Firenze",
+      province: "FI",
+      zipcode: "50123",
+      countryIso: "IT",
+      amountCents: 16593,
+      amountVatCents: 2746,
+      amountShipmentCents: 1220,
+      amountDiscountCents: 549,
+      amountVatPercentage: null,
+      quantity: 6,
+      paymentMethod: "stripe",
+      notes: "Please ring twice.",
+      userMetadata: null,
+      totals: {
+        subtotalCents: 15556,
+        discountCents: 549,
+        shipmentCents: 1220,
+        taxCents: 2746,
+        totalCents: 16593,
+      },
+    });
+    expect(order.extraMetadata).toEqual({
+      woocommerce: expect.objectContaining({
+        currency: "EUR",
+        number: String(document.id),
+        meta_data: document.meta_data,
+        shipping: document.shipping,
+        coupon_lines: [{ id: 319, code: "brunello10" }],
+        shipping_lines: [{ id: 318, method_id: "flat_rate", method_title: "Flat rate" }],
+      }),
+    });
+    expect(order.items.map((i) => [i.externalId, i.type, i.sku, i.quantity])).toEqual([
+      ["315", "product", "CHIANTI-2021", 3],
+      ["316", "product", "BRUNELLO-2019", 1],
+      ["317", "product", "VINSANTO-2018", 2],
+      ["320", "fee", null, 1],
+    ]);
+    expect(order.items[0]).toMatchObject({
+      name: "Chianti Classico 2021",
+      unitPriceCents: 1999,
+      amountCents: 5997 + 1319,
+      amountDiscountCents: 0,
+      vatPercentage: 22,
+      pricingBreakdown: {
+        subtotalCents: 5997,
+        subtotalTaxCents: 1319,
+        totalCents: 5997,
+        totalTaxCents: 1319,
+      },
+      extraMetadata: {
+        woocommerce: {
+          product_id: 93,
+          variation_id: 0,
+          meta_data: [{ id: 2201, key: "bottle_size", value: "75cl" }],
+        },
+      },
+    });
+    expect(order.items[1]).toMatchObject({
+      unitPriceCents: 4050,
+      amountCents: 4941,
+      amountDiscountCents: 549,
+      vatPercentage: 22,
+    });
+    expect(order.items[2]).toMatchObject({
+      unitPriceCents: 1250,
+      amountCents: 2750,
+      vatPercentage: 10,
+    });
+    expect(order.items[3]).toMatchObject({
+      name: "Gift wrap",
+      unitPriceCents: 300,
+      amountCents: 366,
+      vatPercentage: 22,
+    });
+  });
+
+  it("updates the same order on a re-post and replaces its items", async () => {
+    const document = wooOrder();
+    const id = await createdId(await postDocument(document));
+    const first = await getOrder(id);
+
+    const [chianti] = document.line_items;
+    const changed = {
+      ...document,
+      status: "completed",
+      date_completed_gmt: "2026-05-03T08:00:00",
+      line_items: [
+        {
+          ...chianti,
+          id: 400,
+          quantity: 1,
+          subtotal: "19.99",
+          subtotal_tax: "4.40",
+          total: "19.99",
+          total_tax: "4.40",
+        },
+      ],
+      fee_lines: [],
+      discount_total: "0.00",
+      discount_tax: "0.00",
+      total: "36.59",
+      total_tax: "6.60",
+    };
+    expect(await createdId(await postDocument(changed))).toBe(id);
+
+    const second = await getOrder(id);
+    expect(second).toMatchObject({
+      status: "completed",
+      amountCents: 3659,
+      quantity: 1,
+      amountDiscountCents: 0,
+    });
+    expect(second.items).toHaveLength(1);
+    expect(second.items[0]).toMatchObject({
+      externalId: "400",
+      unitPriceCents: 1999,
+      amountCents: 2439,
+    });
+    expect(second.createdAt).toBe(first.createdAt);
+    expect(Date.parse(second.updatedAt)).toBeGreaterThan(Date.parse(first.updatedAt));
+    expect(await storedCounts(tenant.wineryId, String(document.id))).toEqual({
+      orders: 1,
+      items: 1,
+    });
+  });
+
+  it("keeps back-office userMetadata that the storefront does not send", async () => {
+    const document = wooOrder();
+    const id = await createdId(await postDocument(document));
+    const put = await api(`/v4/orders/${id}`, {
+      key: tenant.apiKey,
+      method: "PUT",
+      body: { userMetadata: { giftWrapped: true } },
+    });
+    expect(put.status).toBe(200);
+    await createdId(await postDocument({ ...document, status: "completed" }));
+    expect(await getOrder(id)).toMatchObject({
+      status: "completed",
+      userMetadata: { giftWrapped: true },
+    });
+  });
+
+  it("accepts the ExternalOrder shape and defaults sourceExternal to the tag", async () => {
+    const { sourceExternal: _omitted, ...document }: ExternalOrder = externalOrder();
+    const id = await createdId(await postDocument(document, { tagName: "Legacy-Shop" }));
+    const order = await getOrder(id);
+    expect(order).toMatchObject({
+      externalId: document.id,
+      tagName: "legacy-shop",
+      sourceExternal: { id: document.id, type: "legacy-shop" },
+      amountCents: document.amountCents,
+      buyerEmail: document.buyerEmail,
+      userMetadata: document.userMetadata,
+    });
+    expect(order.items.map((i) => i.sku)).toEqual(["BRUNELLO-2019", "ROSSO-2022"]);
+    // Tag names are case-insensitive: this is the same order.
+    expect(await createdId(await postDocument(document, { tagName: "legacy-shop" }))).toBe(id);
+  });
+
+  it("keys orders by tag: the same id from two plugins is two orders", async () => {
+    const document = wooOrder();
+    const woo = await createdId(await postDocument(document));
+    const other = await createdId(await postDocument(document, { tagName: "woocommerce-eu" }));
+    expect(other).not.toBe(woo);
+  });
+
+  it("accepts an Idempotency-Key and answers the same id for the same document", async () => {
+    const document = wooOrder();
+    const headers = { "Idempotency-Key": `"${crypto.randomUUID()}"` };
+    const first = await createdId(await postDocument(document, { headers }));
+    expect(await createdId(await postDocument(document, { headers }))).toBe(first);
+    expect(await storedCounts(tenant.wineryId, String(document.id))).toEqual({
+      orders: 1,
+      items: 4,
+    });
+  });
+
+  it("costs exactly one database round trip", async () => {
+    await createdId(await postDocument(wooOrder())); // the key is verified once per isolate
+    const { result, trips } = await countRoundTrips(() => postDocument(wooOrder()));
+    await createdId(result);
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+  });
+
+  it("converges 10 concurrent posts of one order on one row with one set of items", async () => {
+    const document = wooOrder();
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        postDocument({ ...document, customer_note: `post ${i}` }),
+      ),
+    );
+    const ids = new Set<string>();
+    for (const response of responses) ids.add(await createdId(response));
+    expect(ids.size).toBe(1);
+    expect(await storedCounts(tenant.wineryId, String(document.id))).toEqual({
+      orders: 1,
+      items: 4,
+    });
+  });
+});
+
+describe("E19 POST /v2/shopplugin/orders: errors", () => {
+  it("answers 400 for a body that is an object, not a JSON string", async () => {
+    const problem = await expectProblem(await post(wooOrder()), 400, "VALIDATION_ERROR");
+    expect(problem.errors?.[0]?.message).toMatch(/JSON string/);
+  });
+
+  it("answers 400 for a string that is not JSON", async () => {
+    const problem = await expectProblem(await post("{not json"), 400, "VALIDATION_ERROR");
+    expect(problem.errors).toEqual([{ path: "", message: expect.stringMatching(/not JSON/) }]);
+  });
+
+  it.each([
+    ["a number", 42],
+    ["an array", [wooOrder()]],
+    ["null", null],
+  ])("answers 400 for a document that is %s", async (_, document) => {
+    const problem = await expectProblem(await postDocument(document), 400, "VALIDATION_ERROR");
+    expect(problem.errors?.[0]?.message).toMatch(/WooCommerce REST API order or an ExternalOrder/);
+  });
+
+  it("answers 400 naming the paths of a JSON object that is not an order", async () => {
+    const problem = await expectProblem(
+      await postDocument({ hello: "world", amountCents: "12" }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(
+      expect.arrayContaining(["id", "amountCents"]),
+    );
+    expect(problem.detail).toMatch(/neither a WooCommerce order/);
+  });
+
+  it.each([
+    [
+      "line_items[0].total",
+      (d: ReturnType<typeof wooOrder>) => ({
+        ...d,
+        line_items: [{ ...d.line_items[0], total: "19,99" }],
+      }),
+    ],
+    [
+      "line_items[1].quantity",
+      (d: ReturnType<typeof wooOrder>) => ({
+        ...d,
+        line_items: [d.line_items[0], { ...d.line_items[1], quantity: "three" }],
+      }),
+    ],
+    [
+      "line_items[0].price",
+      (d: ReturnType<typeof wooOrder>) => ({
+        ...d,
+        line_items: [{ ...d.line_items[0], price: "1e3" }],
+      }),
+    ],
+    ["shipping_total", (d: ReturnType<typeof wooOrder>) => ({ ...d, shipping_total: "-5.00" })],
+    ["total", (d: ReturnType<typeof wooOrder>) => ({ ...d, total: undefined })],
+    ["id", (d: ReturnType<typeof wooOrder>) => ({ ...d, id: -3 })],
+    [
+      "date_created_gmt",
+      (d: ReturnType<typeof wooOrder>) => ({ ...d, date_created_gmt: "2026-02-30T10:00:00" }),
+    ],
+    [
+      "billing.country",
+      (d: ReturnType<typeof wooOrder>) => ({ ...d, billing: { ...d.billing, country: "Italy" } }),
+    ],
+  ])("answers 400 naming %s in a WooCommerce order, and writes nothing", async (path, spoil) => {
+    const document = spoil(wooOrder());
+    const problem = await expectProblem(await postDocument(document), 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path)).toEqual([path]);
+    expect(problem.detail).toContain(path);
+    expect(await storedCounts(tenant.wineryId, String(document.id))).toEqual({
+      orders: 0,
+      items: 0,
+    });
+  });
+
+  it.each([
+    ["query.tagName", { tagName: null }],
+    ["query.tagName", { tagName: "" }],
+    ["query.tagName", { tagName: "woo commerce" }],
+    ["query.wineryId", { wineryId: null }],
+    ["query.wineryId", { wineryId: "not-a-uuid" }],
+  ])("answers 400 naming %s", async (path, options: PostOptions) => {
+    const problem = await expectProblem(
+      await postDocument(wooOrder(), options),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual([path]);
+  });
+
+  it("answers 400 for a malformed Idempotency-Key", async () => {
+    const response = await postDocument(wooOrder(), {
+      headers: { "Idempotency-Key": "x".repeat(256) },
+    });
+    const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+    expect(problem.errors?.[0]?.path).toBe("header.Idempotency-Key");
+  });
+
+  it("answers MALFORMED_JSON for a body that is not JSON at all", async () => {
+    const response = await api(
+      `/v2/shopplugin/orders?tagName=woocommerce&wineryId=${tenant.wineryId}`,
+      {
+        key: tenant.apiKey,
+        method: "POST",
+        rawBody: "{not json",
+        headers: { "Content-Type": "application/json" },
+      },
+    );
+    await expectProblem(response, 400, "MALFORMED_JSON");
+  });
+});
+
+describe("E19 POST /v2/shopplugin/orders: security", () => {
+  it("answers 403 for a wineryId that is not the key's winery, and writes nothing", async () => {
+    const other = await createTenant();
+    const document = wooOrder();
+    await expectProblem(
+      await postDocument(document, { wineryId: other.wineryId }),
+      403,
+      "FORBIDDEN",
+    );
+    expect(await storedCounts(other.wineryId, String(document.id))).toEqual({
+      orders: 0,
+      items: 0,
+    });
+    expect(await storedCounts(tenant.wineryId, String(document.id))).toEqual({
+      orders: 0,
+      items: 0,
+    });
+  });
+
+  it("answers 401 without a key", async () => {
+    await expectProblem(await postDocument(wooOrder(), { key: undefined }), 401, "UNAUTHENTICATED");
+  });
+
+  it("keeps wineries apart: one WooCommerce id is two orders, each invisible to the other", async () => {
+    const other = await createTenant();
+    const document = wooOrder();
+    const mine = await createdId(await postDocument(document));
+    const theirs = await createdId(
+      await postDocument({ ...document, status: "on-hold" }, {}, other),
+    );
+    expect(theirs).not.toBe(mine);
+    expect((await getOrder(mine)).status).toBe("processing");
+    expect((await getOrder(theirs, other)).status).toBe("on-hold");
+    await expectProblem(await api(`/v4/orders/${mine}`, { key: other.apiKey }), 404, "NOT_FOUND");
+  });
+});
