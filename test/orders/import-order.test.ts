@@ -1,3 +1,8 @@
+import {
+  createExecutionContext,
+  createScheduledController,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +13,7 @@ import {
   receiptPayments,
   receipts,
 } from "../../src/db/schema";
+import worker from "../../src/index";
 import type { Order } from "../../src/schemas/orders";
 import { api, expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
@@ -16,6 +22,10 @@ import { externalOrder, importOrder } from "../helpers/orders";
 import { countRoundTrips } from "../helpers/round-trips";
 
 let tenant: TestTenant;
+
+async function clearReplayCache() {
+  for (const { name } of (await env.IDEMPOTENCY.list()).keys) await env.IDEMPOTENCY.delete(name);
+}
 beforeAll(async () => {
   tenant = await createTenant();
 });
@@ -156,7 +166,7 @@ describe("E1 idempotency", () => {
     const input = externalOrder();
     const key = crypto.randomUUID();
     const first = await (await importOrder(tenant, input, { "Idempotency-Key": key })).text();
-    for (const { name } of (await env.IDEMPOTENCY.list()).keys) await env.IDEMPOTENCY.delete(name);
+    await clearReplayCache();
     const again = await importOrder(tenant, input, { "Idempotency-Key": key });
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await again.text()).toBe(first);
@@ -197,6 +207,29 @@ describe("E1 idempotency", () => {
     );
     expect(result.status).toBe(200);
     expect(trips).toEqual({ httpRequests: 0, wsSessions: 1 });
+  });
+
+  it("lets a key be used afresh once its record has expired, and the cron purges expired records", async () => {
+    const key = crypto.randomUUID();
+    await importOrder(tenant, externalOrder(), { "Idempotency-Key": key });
+    const expire = () =>
+      testDb()
+        .update(idempotencyKeys)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(idempotencyKeys.key, key));
+    await expire();
+    await clearReplayCache(); // KV expires its copy at the same time
+    const fresh = await importOrder(tenant, externalOrder(), { "Idempotency-Key": key });
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get("Idempotent-Replayed")).toBeNull();
+
+    await expire();
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController(), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(
+      await testDb().select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)),
+    ).toEqual([]);
   });
 
   it("keeps records for 24 hours", async () => {
