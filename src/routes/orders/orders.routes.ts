@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import {
   ExternalOrderSchema,
   OrderIdParamsSchema,
@@ -10,16 +11,9 @@ import {
 } from "../../schemas/orders";
 import { errorResponses } from "../../schemas/problem";
 
-const IdempotencyHeadersSchema = z.object({
-  "Idempotency-Key": z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: "Idempotency-Key", in: "header" },
-      description:
-        "1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key and payload replays the first response with `Idempotent-Replayed: true`; a different payload is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After.",
-    }),
-});
+const IdempotencyHeadersSchema = idempotencyKeyHeaders(
+  "1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key and payload replays the first response with `Idempotent-Replayed: true`; a different payload is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After.",
+);
 
 export const importOrderRoute = createRoute({
   method: "post",

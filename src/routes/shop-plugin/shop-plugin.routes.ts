@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import { errorResponses } from "../../schemas/problem";
 
 const EXAMPLE_DOCUMENT = {
@@ -56,16 +57,9 @@ export const ShopPluginOrderQuerySchema = z.object({
   }),
 });
 
-const ShopPluginIdempotencySchema = z.object({
-  "Idempotency-Key": z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: "Idempotency-Key", in: "header" },
-      description:
-        "Accepted (1 to 255 printable characters, the quoted form too; anything else is 400) but not needed: the upsert is idempotent by itself, so posting the same document again, with or without a key, stores the same data again (only updatedAt and the item ids move) and answers the same order id. There is no replay and no IDEMPOTENCY_KEY_REUSED check on this route.",
-    }),
-});
+const ShopPluginIdempotencySchema = idempotencyKeyHeaders(
+  "Accepted (1 to 255 printable characters, the quoted form too; anything else is 400) but not needed: the upsert is idempotent by itself, so posting the same document again, with or without a key, stores the same data again (only updatedAt and the item ids move) and answers the same order id. There is no replay and no IDEMPOTENCY_KEY_REUSED check on this route.",
+);
 
 const OrderDocumentText = z
   .string({
