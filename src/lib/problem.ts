@@ -59,13 +59,13 @@ export function toProblem(error: unknown, requestId: string): ProblemResponse {
   const appError = classify(error);
   const { code, message, options } = appError;
   const body: Problem = {
-    ...options.extensions,
     type: problemType(code),
     title: ERROR_TITLE[code],
     status: ERROR_STATUS[code],
     detail: message,
     code,
     requestId,
+    ...options.extensions,
   };
   if (options.errors?.length) body.errors = options.errors;
   return {
