@@ -11,18 +11,21 @@ export async function streamJsonArray(
   let separator = "[";
 
   return new ReadableStream<Uint8Array>({
+    // Every pull must enqueue or close: a pull that does neither is never called again, and the
+    // response would hang. So empty batches are skipped here, not passed on as empty chunks.
     async pull(controller) {
-      let chunk = "";
-      for (const doc of next.done ? [] : next.value) {
-        chunk += separator + doc;
-        separator = ",";
-      }
+      while (!next.done && next.value.length === 0) next = await batches.next();
       if (next.done) {
-        controller.enqueue(encoder.encode(`${chunk}${separator === "[" ? "[" : ""}]`));
+        controller.enqueue(encoder.encode(separator === "[" ? "[]" : "]"));
         controller.close();
         return;
       }
-      if (chunk) controller.enqueue(encoder.encode(chunk));
+      let chunk = "";
+      for (const doc of next.value) {
+        chunk += separator + doc;
+        separator = ",";
+      }
+      controller.enqueue(encoder.encode(chunk));
       next = await batches.next();
     },
     async cancel() {

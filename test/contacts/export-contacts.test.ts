@@ -118,6 +118,18 @@ describe("E17/E18 contacts export: happy", () => {
     },
   );
 
+  it.each(routes)(
+    "%s ends the array when the size is an exact multiple of the batch",
+    async (_, path) => {
+      const exact = await createTenant();
+      await insertContacts(exact.wineryId, EXPORT_BATCH_SIZE, new Date("2021-07-01T00:00:00Z"));
+      const response = await api(path, { key: exact.apiKey, body: wide });
+      const text = await response.text();
+      expect(text.endsWith("]")).toBe(true);
+      expect(JSON.parse(text)).toHaveLength(EXPORT_BATCH_SIZE);
+    },
+  );
+
   it.each(routes)("%s costs one round trip for a small export", async (_, path) => {
     const { trips } = await countRoundTrips(() => exportAll(path, tenant.apiKey));
     expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
