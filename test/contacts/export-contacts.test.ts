@@ -8,6 +8,7 @@ import type {
 import { EXPORT_BATCH_SIZE } from "../../src/services/contacts/export-contacts";
 import { api, expectProblem } from "../helpers/api";
 import { createTenant, insertContacts, type TestTenant } from "../helpers/factories";
+import { importedOrder } from "../helpers/orders";
 import { countRoundTrips } from "../helpers/round-trips";
 
 const routes = [
@@ -79,6 +80,29 @@ describe("E17/E18 contacts export: happy", () => {
       unsubscribed: false,
       contactValue: 0,
     });
+  });
+
+  it("E17 contactValue is what the contact has paid for the winery's orders, in currency units", async () => {
+    const buyer = await createTenant();
+    const email = `buyer.${crypto.randomUUID().slice(0, 8)}@example.com`;
+    await api("/v2/contacts", {
+      key: buyer.apiKey,
+      body: {
+        contactType: "MASTER",
+        countryIso: "IT",
+        email,
+        firstName: "B",
+        lastName: "Uyer",
+        phoneNumber: "1",
+      },
+    });
+    await importedOrder(buyer, { buyerEmail: ` ${email.toUpperCase()}`, amountCents: 1999 });
+    await importedOrder(buyer, { buyerEmail: email, amountCents: 5001 });
+    await importedOrder(buyer, { buyerEmail: "someone.else@example.com", amountCents: 100 });
+    // The same email at another winery is another customer.
+    await importedOrder(tenant, { buyerEmail: email, amountCents: 999 });
+    const [contact] = await exportAll<ContactExportV3>("/v3/contacts/query", buyer.apiKey);
+    expect(contact?.contactValue).toBe(70);
   });
 
   it.each(routes)("%s answers [] when nothing is in range", async (_, path) => {

@@ -45,8 +45,6 @@ export const contacts = pgTable(
     manualMarketing: boolean().notNull().default(false),
     unsubscribed: boolean().notNull().default(false),
     otherData: jsonb().$type<Record<string, unknown>>(),
-    /** What the contact has paid, net of refunds, in cents; maintained by payment writes. */
-    valueCents: bigint({ mode: "number" }).notNull().default(0),
     ...timestamps,
   },
   (t) => [

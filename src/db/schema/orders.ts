@@ -1,4 +1,4 @@
-import { relations } from "drizzle-orm";
+import { relations, type SQL, sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
@@ -50,6 +50,8 @@ export const orders = pgTable(
     amountShipmentCents: bigint({ mode: "number" }),
     amountVatPercentage: doublePrecision(),
     buyerEmail: text(),
+    /** lower(trim(buyerEmail)): the key of the winery's contact who bought (see contacts.emailKey). */
+    buyerEmailKey: text().generatedAlwaysAs((): SQL => sql`lower(trim(${orders.buyerEmail}))`),
     buyerFirstname: text(),
     buyerLastname: text(),
     buyerPhone: text(),
@@ -70,6 +72,7 @@ export const orders = pgTable(
     unique("orders_channel_external_id").on(t.wineryId, t.channelId, t.externalId),
     unique("orders_plugin_external_id").on(t.wineryId, t.pluginTag, t.externalId),
     index("orders_winery_date_idx").on(t.wineryId, t.orderDate, t.id),
+    index("orders_winery_buyer_email_key_idx").on(t.wineryId, t.buyerEmailKey),
   ],
 );
 

@@ -35,14 +35,19 @@ const V2_FIELDS = sql`
   'languageISO', c.language_iso,
   'province', c.province`;
 
-/** v3 adds the privacy flags and the contact's value. */
+/**
+ * v3 adds the privacy flags and the contact's value: what the contact has paid, in currency units,
+ * summed over the winery's orders bought with the contact's email (imported orders are paid; no
+ * refund exists for them yet, so net equals gross).
+ */
 const V3_FIELDS = sql`${V2_FIELDS},
   'acceptedMarketing', c.accepted_marketing,
   'acceptedPrivacyTerms', c.accepted_privacy_terms,
   'acceptedProfiling', c.accepted_profiling,
   'manualMarketing', c.manual_marketing,
   'unsubscribed', c.unsubscribed,
-  'contactValue', c.value_cents::float8 / 100`;
+  'contactValue', coalesce((select sum(o.amount_cents) from orders o
+                   where o.winery_id = c.winery_id and o.buyer_email_key = c.email_key), 0)::float8 / 100`;
 
 const FIELDS: Record<ContactExportShape, SQL> = { v2: V2_FIELDS, v3: V3_FIELDS };
 
