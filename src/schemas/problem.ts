@@ -51,10 +51,11 @@ const COMMON: ErrorCode[] = [
   "INTERNAL_ERROR",
 ];
 
-/** OpenAPI `responses` entries for the common errors plus the route's own. */
-export function errorResponses(...extra: ErrorCode[]) {
+const BODY_ERRORS: ErrorCode[] = ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
+
+function responsesFor(codes: ErrorCode[]) {
   const responses: Record<number, ReturnType<typeof problemResponse>> = {};
-  for (const code of [...COMMON, ...extra]) {
+  for (const code of codes) {
     const status = ERROR_STATUS[code];
     const description = DESCRIPTIONS[code] ?? `${code}.`;
     const existing = responses[status];
@@ -63,4 +64,14 @@ export function errorResponses(...extra: ErrorCode[]) {
     );
   }
   return responses;
+}
+
+/** OpenAPI `responses` entries for the common errors plus the route's own. */
+export function errorResponses(...extra: ErrorCode[]) {
+  return responsesFor([...COMMON, ...extra]);
+}
+
+/** The same for a route without a request body (no 413/415). */
+export function readErrorResponses(...extra: ErrorCode[]) {
+  return responsesFor([...COMMON.filter((code) => !BODY_ERRORS.includes(code)), ...extra]);
 }

@@ -9,7 +9,7 @@ import {
   OrderSchema,
   UpdateParamSchema,
 } from "../../schemas/orders";
-import { errorResponses } from "../../schemas/problem";
+import { errorResponses, readErrorResponses } from "../../schemas/problem";
 
 const IdempotencyHeadersSchema = idempotencyKeyHeaders(
   "1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key and payload replays the first response with `Idempotent-Replayed: true`; a different payload is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After.",
@@ -60,7 +60,7 @@ export const getOrderRoute = createRoute({
   description:
     "The order with its items, as E1 answers it. This is the read the E2 rule refers to: read, merge into userMetadata, send the whole object back with expectedUpdatedAt = updatedAt.",
   request: { params: OrderIdParamsSchema },
-  responses: { 200: jsonResponse(OrderSchema, "The order."), ...errorResponses("NOT_FOUND") },
+  responses: { 200: jsonResponse(OrderSchema, "The order."), ...readErrorResponses("NOT_FOUND") },
 });
 
 export const updateOrderRoute = createRoute({
