@@ -80,7 +80,10 @@ export async function replayFromCache(
   scope: IdempotencyScope,
   hash: string,
 ): Promise<StoredResponse | undefined> {
-  const cached = (await kv.get(await cacheKey(scope), "json")) as CachedEntry | null;
+  // The cache is an optimisation: when KV fails, Postgres still decides.
+  const cached = (await kv
+    .get(await cacheKey(scope), "json")
+    .catch(() => null)) as CachedEntry | null;
   if (!cached) return undefined;
   if (cached.requestHash !== hash) throw new IdempotencyKeyReusedError();
   return cached.response;
@@ -93,9 +96,9 @@ export async function cacheResponse(
   response: StoredResponse,
 ): Promise<void> {
   const entry: CachedEntry = { requestHash: hash, response };
-  await kv.put(await cacheKey(scope), JSON.stringify(entry), {
-    expirationTtl: IDEMPOTENCY_TTL_SECONDS,
-  });
+  await kv
+    .put(await cacheKey(scope), JSON.stringify(entry), { expirationTtl: IDEMPOTENCY_TTL_SECONDS })
+    .catch(() => {});
 }
 
 /**
