@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { postgresError } from "../src/db/errors";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../src/services/auth/api-keys";
+import { AUTH_CACHE_TTL_MS } from "../src/services/auth/authenticate";
 import { openScriptDatabase } from "./lib/database";
 
 const USAGE = `usage:
@@ -57,6 +58,11 @@ async function main() {
         console.error(`apikey: no active key with id or prefix "${target}"`);
         process.exitCode = 1;
       } else {
+        // Isolates that verified the key in the last few seconds still trust their cache; the
+        // command returns when no isolate can accept the key any more.
+        const seconds = AUTH_CACHE_TTL_MS / 1000;
+        console.error(`apikey: revoked; waiting ${seconds} s for cached verifications to expire`);
+        await new Promise((resolve) => setTimeout(resolve, AUTH_CACHE_TTL_MS));
         console.log(`revoked ${target}`);
       }
     }

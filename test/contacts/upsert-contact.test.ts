@@ -1,6 +1,9 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Contact, ContactInput } from "../../src/schemas/contacts";
+import { issueApiKey, revokeApiKey } from "../../src/services/auth/api-keys";
+import { AUTH_CACHE_TTL_MS } from "../../src/services/auth/authenticate";
 import { api, expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
 import { createRevokedKey, createTenant, type TestTenant } from "../helpers/factories";
 import { countRoundTrips } from "../helpers/round-trips";
 
@@ -150,6 +153,19 @@ describe("E13 POST /v2/contacts: security", () => {
       401,
       "UNAUTHENTICATED",
     );
+  });
+
+  it("refuses a key revoked after use once the isolate's short verification cache has expired", async () => {
+    const { key, id } = await issueApiKey(testDb(), tenant.wineryId, "revoke me");
+    expect((await upsert(key, contactInput())).status).toBe(200);
+    await revokeApiKey(testDb(), id);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + AUTH_CACHE_TTL_MS + 1);
+      await expectProblem(await upsert(key, contactInput()), 401, "UNAUTHENTICATED");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("answers 401 with a revoked key", async () => {
