@@ -65,8 +65,3 @@ export function postgresError(
   }
   return undefined;
 }
-
-export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  const pg = postgresError(error);
-  return pg?.code === "23505" && (constraint === undefined || pg.constraint === constraint);
-}

@@ -117,12 +117,6 @@ export class NotFoundError extends AppError {
   }
 }
 
-export class ConflictError extends AppError {
-  constructor(message: string, extensions?: Record<string, unknown>) {
-    super("CONFLICT", message, extensions ? { extensions } : {});
-  }
-}
-
 export class PayloadTooLargeError extends AppError {
   constructor(limitBytes: number) {
     super("PAYLOAD_TOO_LARGE", `The request body exceeds ${limitBytes} bytes.`);
