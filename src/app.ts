@@ -3,7 +3,13 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
-import { AppError, type ErrorCode, MalformedJsonError, NotFoundError } from "./lib/errors";
+import {
+  AppError,
+  type ErrorCode,
+  INTERNAL_ERROR_DETAIL,
+  MalformedJsonError,
+  NotFoundError,
+} from "./lib/errors";
 import { describeError, toProblem } from "./lib/problem";
 import { createRouter } from "./lib/router";
 import { requireApiKey } from "./middleware/authenticate";
@@ -26,8 +32,10 @@ const HTTP_EXCEPTION_CODES: Record<number, ErrorCode> = {
 /** Hono's own HTTPExceptions (e.g. the validator's "Malformed JSON") in our vocabulary. */
 function fromHttpException(error: HTTPException): AppError {
   if (error.status === 400) return new MalformedJsonError();
-  const code = HTTP_EXCEPTION_CODES[error.status] ?? "INTERNAL_ERROR";
-  return new AppError(code, error.message || code);
+  const code = HTTP_EXCEPTION_CODES[error.status];
+  return code
+    ? new AppError(code, error.message || code)
+    : new AppError("INTERNAL_ERROR", INTERNAL_ERROR_DETAIL);
 }
 
 /** The one place an error becomes a response. */
