@@ -255,15 +255,32 @@ describe("E19 POST /v2/shopplugin/orders: happy", () => {
     expect(other).not.toBe(woo);
   });
 
-  it("accepts an Idempotency-Key and answers the same id for the same document", async () => {
+  it("replays the first answer for the same Idempotency-Key and document, writing nothing", async () => {
     const document = wooOrder();
     const headers = { "Idempotency-Key": `"${crypto.randomUUID()}"` };
-    const first = await createdId(await postDocument(document, { headers }));
-    expect(await createdId(await postDocument(document, { headers }))).toBe(first);
-    expect(await storedCounts(tenant.wineryId, String(document.id))).toEqual({
-      orders: 1,
-      items: 4,
-    });
+    const first = await postDocument(document, { headers });
+    expect(first.headers.get("Idempotent-Replayed")).toBeNull();
+    const id = await createdId(first);
+    const before = await storedCounts(tenant.wineryId, String(document.id));
+    const again = await postDocument(document, { headers });
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await createdId(again)).toBe(id);
+    expect(await storedCounts(tenant.wineryId, String(document.id))).toEqual(before);
+    expect(before).toEqual({ orders: 1, items: 4 });
+  });
+
+  it("answers 422 for the same Idempotency-Key with another document", async () => {
+    const headers = { "Idempotency-Key": crypto.randomUUID() };
+    await createdId(await postDocument(wooOrder(), { headers }));
+    await expectProblem(await postDocument(wooOrder(), { headers }), 422, "IDEMPOTENCY_KEY_REUSED");
+  });
+
+  it("costs one KV read and one transaction with an Idempotency-Key", async () => {
+    await createdId(await postDocument(wooOrder()));
+    const headers = { "Idempotency-Key": crypto.randomUUID() };
+    const { result, trips } = await countRoundTrips(() => postDocument(wooOrder(), { headers }));
+    await createdId(result);
+    expect(trips).toEqual({ httpRequests: 0, wsSessions: 1 });
   });
 
   it("costs exactly one database round trip", async () => {

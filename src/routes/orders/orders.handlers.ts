@@ -1,6 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { rawResponseHandler } from "../../lib/raw-handler";
+import { storedResponse } from "../../lib/stored-response";
 import { parseIdempotencyKey } from "../../services/idempotency/idempotency";
 import { getOrder } from "../../services/orders/get-order";
 import { importOrder } from "../../services/orders/import-order";
@@ -16,7 +17,7 @@ import type {
 /** Answers the stored response bytes, so a replay is byte-for-byte the first answer. */
 export const importOrderHandler = rawResponseHandler<typeof importOrderRoute>(async (c) => {
   const idempotencyKey = parseIdempotencyKey(c.req.header("Idempotency-Key"));
-  const { response, replayed } = await importOrder(
+  const result = await importOrder(
     { db: c.get("db"), kv: c.env.IDEMPOTENCY, waitUntil: (p) => c.executionCtx.waitUntil(p) },
     {
       wineryId: c.get("principal").wineryId,
@@ -26,9 +27,7 @@ export const importOrderHandler = rawResponseHandler<typeof importOrderRoute>(as
       ...(idempotencyKey !== undefined && { idempotencyKey }),
     },
   );
-  const headers = new Headers({ "Content-Type": "application/json; charset=utf-8" });
-  if (replayed) headers.set("Idempotent-Replayed", "true");
-  return new Response(response.body, { status: response.status, headers });
+  return storedResponse(result);
 });
 
 export const getOrderHandler: RouteHandler<typeof getOrderRoute, AppEnv> = async (c) =>

@@ -58,7 +58,7 @@ export const ShopPluginOrderQuerySchema = z.object({
 });
 
 const ShopPluginIdempotencySchema = idempotencyKeyHeaders(
-  "Accepted (1 to 255 printable characters, the quoted form too; anything else is 400) but not needed: the upsert is idempotent by itself, so posting the same document again, with or without a key, stores the same data again (only updatedAt and the item ids move) and answers the same order id. There is no replay and no IDEMPOTENCY_KEY_REUSED check on this route.",
+  "Optional, as on E1: 1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key with the same tagName and document replays the first answer with `Idempotent-Replayed: true` and writes nothing; another document is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. Without a key the upsert is still safe to repeat: the same order id comes back.",
 );
 
 const OrderDocumentText = z
@@ -106,8 +106,8 @@ export const upsertShopPluginOrderRoute = createRoute({
   responses: {
     201: jsonResponse(
       z.string().openapi({ example: "42", description: "The order id (int64), as a string." }),
-      "The order was created or updated; the body is its id as a JSON string.",
+      "The order was created or updated; the body is its id as a JSON string (with Idempotent-Replayed: true, the first answer again).",
     ),
-    ...errorResponses("FORBIDDEN"),
+    ...errorResponses("FORBIDDEN", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED"),
   },
 });

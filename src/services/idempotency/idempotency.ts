@@ -1,5 +1,5 @@
 import { and, eq, lt, sql } from "drizzle-orm";
-import type { HttpDb, TxDb } from "../../db/client";
+import type { Database, HttpDb, TxDb } from "../../db/client";
 import { idempotencyKeys } from "../../db/schema";
 import {
   IdempotencyKeyInUseError,
@@ -183,4 +183,41 @@ export async function purgeExpiredIdempotencyKeys(db: HttpDb): Promise<number> {
     .where(lt(idempotencyKeys.expiresAt, sql`now()`))
     .returning({ key: idempotencyKeys.key });
   return deleted.length;
+}
+
+export interface IdempotencyDeps {
+  db: Database;
+  kv: ReplayCache;
+  waitUntil: (promise: Promise<unknown>) => void;
+}
+
+export interface IdempotentResult {
+  response: StoredResponse;
+  replayed: boolean;
+}
+
+/**
+ * Runs `execute` once per (winery, route, key): a replay from KV when cached (one KV read), else
+ * one transaction that claims the key, executes, and stores the response with the write. The
+ * payload is fingerprinted as canonical JSON, so key order and whitespace do not matter.
+ */
+export async function runIdempotently(
+  deps: IdempotencyDeps,
+  scope: IdempotencyScope,
+  payload: unknown,
+  execute: (tx: TxDb) => Promise<StoredResponse>,
+): Promise<IdempotentResult> {
+  const hash = await requestHash(payload);
+  const cached = await replayFromCache(deps.kv, scope, hash);
+  if (cached) return { response: cached, replayed: true };
+
+  const result = await deps.db.transaction(async (tx): Promise<IdempotentResult> => {
+    const previous = await claimIdempotencyKey(tx, scope, hash);
+    if (previous) return { response: previous, replayed: true };
+    const response = await execute(tx);
+    await completeIdempotencyKey(tx, scope, response);
+    return { response, replayed: false };
+  });
+  deps.waitUntil(cacheResponse(deps.kv, scope, hash, result.response));
+  return result;
 }

@@ -1,18 +1,13 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Database } from "../../db/client";
+import type { TxDb } from "../../db/client";
 import { orderItems, orders, salesChannels } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import { DuplicateOrderError, NotFoundError } from "../../lib/errors";
 import type { ExternalOrder } from "../../schemas/orders";
 import {
-  cacheResponse,
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  type IdempotencyScope,
-  type ReplayCache,
-  replayFromCache,
-  requestHash,
-  type StoredResponse,
+  type IdempotencyDeps,
+  type IdempotentResult,
+  runIdempotently,
 } from "../idempotency/idempotency";
 import { issueOrderReceipt } from "../receipts/issue-order-receipt";
 import { itemValues, orderValues, toOrder } from "./order-record";
@@ -26,17 +21,6 @@ export interface ImportOrderRequest {
   /** The body as the client sent it, for the idempotency fingerprint. */
   rawBody: unknown;
   idempotencyKey?: string;
-}
-
-export interface ImportOrderResult {
-  response: StoredResponse;
-  replayed: boolean;
-}
-
-export interface ImportOrderDeps {
-  db: Database;
-  kv: ReplayCache;
-  waitUntil: (promise: Promise<unknown>) => void;
 }
 
 /**
@@ -80,22 +64,11 @@ export async function writeOrder(
  * all or nothing. Without a key, the external id alone guards against duplicates (DUPLICATE_ORDER).
  */
 export async function importOrder(
-  deps: ImportOrderDeps,
+  deps: IdempotencyDeps,
   request: ImportOrderRequest,
-): Promise<ImportOrderResult> {
+): Promise<IdempotentResult> {
   const { wineryId, apiChannelKey, idempotencyKey } = request;
-  const scope: IdempotencyScope | undefined = idempotencyKey
-    ? { wineryId, route: ORDER_IMPORT_ROUTE, key: idempotencyKey }
-    : undefined;
-  // The channel is part of the fingerprint: one key on two channels is two different requests.
-  const hash = scope ? await requestHash({ apiChannelKey, body: request.rawBody }) : "";
-
-  if (scope) {
-    const cached = await replayFromCache(deps.kv, scope, hash);
-    if (cached) return { response: cached, replayed: true };
-  }
-
-  const result = await deps.db.transaction(async (tx): Promise<ImportOrderResult> => {
+  const execute = async (tx: TxDb) => {
     const [channel] = await tx
       .select({ id: salesChannels.id, apiChannelKey: salesChannels.apiChannelKey })
       .from(salesChannels)
@@ -107,17 +80,13 @@ export async function importOrder(
         ),
       );
     if (!channel) throw new NotFoundError("Sales channel", apiChannelKey);
-
-    if (scope) {
-      const previous = await claimIdempotencyKey(tx, scope, hash);
-      if (previous) return { response: previous, replayed: true };
-    }
     const order = await writeOrder(tx, wineryId, channel, request.order);
-    const response = { status: 200, body: JSON.stringify(order) };
-    if (scope) await completeIdempotencyKey(tx, scope, response);
-    return { response, replayed: false };
-  });
-
-  if (scope) deps.waitUntil(cacheResponse(deps.kv, scope, hash, result.response));
-  return result;
+    return { status: 200, body: JSON.stringify(order) };
+  };
+  if (idempotencyKey === undefined) {
+    return { response: await deps.db.transaction(execute), replayed: false };
+  }
+  // The channel is part of the fingerprint: one key on two channels is two different requests.
+  const scope = { wineryId, route: ORDER_IMPORT_ROUTE, key: idempotencyKey };
+  return runIdempotently(deps, scope, { apiChannelKey, body: request.rawBody }, execute);
 }

@@ -4,7 +4,13 @@ import { toSnakeCase } from "drizzle-orm/casing";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { HttpDb } from "../../db/client";
 import { orderItems, orders } from "../../db/schema";
+import type { AnyDb } from "../../db/types";
 import type { ExternalOrder } from "../../schemas/orders";
+import {
+  type IdempotencyDeps,
+  type IdempotentResult,
+  runIdempotently,
+} from "../idempotency/idempotency";
 import { itemValues, orderValues } from "./order-record";
 
 /** The upsert key and the owner of the order: a re-post never changes them. */
@@ -26,19 +32,8 @@ export interface ShopOrderOwner {
   tagName: string;
 }
 
-/**
- * E19. One round trip, atomic: a Neon HTTP batch (one transaction) that upserts the order on
- * (winery, plugin tag, external id), deletes its items and inserts the new ones. The items find
- * their order through a subquery on that key, so nothing has to be read first. Concurrent
- * re-posts converge on one row: under READ COMMITTED (the batch default) ON CONFLICT DO UPDATE
- * waits for, then locks the order row until its transaction ends, so the delete-and-insert of
- * items runs one request at a time.
- */
-export async function upsertShopOrder(
-  db: HttpDb,
-  owner: ShopOrderOwner,
-  input: ExternalOrder,
-): Promise<number> {
+/** The three statements of an upsert, built on whichever handle will run them. */
+function upsertStatements<D extends AnyDb>(db: D, owner: ShopOrderOwner, input: ExternalOrder) {
   const values = orderValues(input, { wineryId: owner.wineryId, pluginTag: owner.tagName });
   const set: Record<string, SQL> = {};
   for (const column of Object.keys(values)) {
@@ -69,11 +64,80 @@ export async function upsertShopOrder(
     .delete(orderItems)
     .where(and(eq(orderItems.wineryId, owner.wineryId), eq(orderItems.orderId, orderId)));
   const items = itemValues(input, 0, owner.wineryId).map((item) => ({ ...item, orderId }));
+  const insertItems = items.length > 0 ? db.insert(orderItems).values(items) : undefined;
+  return { upsert, removeItems, insertItems };
+}
 
+/**
+ * E19. One round trip, atomic: a Neon HTTP batch (one transaction) that upserts the order on
+ * (winery, plugin tag, external id), deletes its items and inserts the new ones. The items find
+ * their order through a subquery on that key, so nothing has to be read first. Concurrent
+ * re-posts converge on one row: under READ COMMITTED (the batch default) ON CONFLICT DO UPDATE
+ * waits for, then locks the order row until its transaction ends, so the delete-and-insert of
+ * items runs one request at a time.
+ */
+export async function upsertShopOrder(
+  db: HttpDb,
+  owner: ShopOrderOwner,
+  input: ExternalOrder,
+): Promise<number> {
+  const { upsert, removeItems, insertItems } = upsertStatements(db, owner, input);
   const statements: [BatchItem<"pg">, ...BatchItem<"pg">[]] = [upsert, removeItems];
-  if (items.length > 0) statements.push(db.insert(orderItems).values(items));
+  if (insertItems) statements.push(insertItems);
   const [upserted] = (await db.batch(statements)) as [{ id: number }[]];
+  return orderIdOf(upserted);
+}
+
+/** The same statements inside the caller's transaction (the Idempotency-Key path). */
+export async function upsertShopOrderIn(
+  tx: AnyDb,
+  owner: ShopOrderOwner,
+  input: ExternalOrder,
+): Promise<number> {
+  const { upsert, removeItems, insertItems } = upsertStatements(tx, owner, input);
+  const upserted = await upsert;
+  await removeItems;
+  if (insertItems) await insertItems;
+  return orderIdOf(upserted);
+}
+
+function orderIdOf(upserted: { id: number }[]): number {
   const row = upserted[0];
   if (!row) throw new Error("shop order upsert returned no row");
   return row.id;
+}
+
+export const SHOP_ORDER_ROUTE = "POST /v2/shopplugin/orders";
+
+export interface ReceiveShopOrderRequest extends ShopOrderOwner {
+  order: ExternalOrder;
+  /** The body as sent (the document's JSON text), for the idempotency fingerprint. */
+  document: string;
+  idempotencyKey?: string;
+}
+
+/**
+ * E19's answer: 201 with the order id as a JSON string. Without an Idempotency-Key, one atomic
+ * batch; with one, the shared idempotency rules (replay, 409 in flight, 422 on another document)
+ * at one KV read plus one transaction.
+ */
+export async function receiveShopOrder(
+  deps: IdempotencyDeps,
+  request: ReceiveShopOrderRequest,
+): Promise<IdempotentResult> {
+  const owner = { wineryId: request.wineryId, tagName: request.tagName };
+  const answer = (id: number) => ({ status: 201, body: JSON.stringify(String(id)) });
+  if (request.idempotencyKey === undefined) {
+    return {
+      response: answer(await upsertShopOrder(deps.db.http, owner, request.order)),
+      replayed: false,
+    };
+  }
+  const scope = { wineryId: owner.wineryId, route: SHOP_ORDER_ROUTE, key: request.idempotencyKey };
+  return runIdempotently(
+    deps,
+    scope,
+    { tagName: owner.tagName, document: request.document },
+    async (tx) => answer(await upsertShopOrderIn(tx, owner, request.order)),
+  );
 }
