@@ -61,7 +61,7 @@ interface Conn {
 export async function startPgliteServer(opts: PgliteServerOptions): Promise<PgliteServer> {
   const { db } = opts;
   const host = opts.host ?? "127.0.0.1";
-  const maxWaiting = opts.maxWaiting ?? 200;
+  const maxWaiting = opts.maxWaiting ?? 1000;
   const idleTimeoutMs = opts.idleInTransactionTimeoutMs ?? 60_000;
   const log = opts.log ?? (() => {});
 
