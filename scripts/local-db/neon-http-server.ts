@@ -9,7 +9,10 @@ export interface NeonHttpServerOptions {
   port?: number;
   host?: string;
   stats: Stats;
-  /** How long to wait for a database connection before answering 08006. */
+  /**
+   * How long to wait for a connection, including the wait for a free pooled one under load, before
+   * answering 08006. A stopped database fails at once (ECONNREFUSED); this bounds a silent one.
+   */
   connectTimeoutMs?: number;
   log?: (msg: string) => void;
 }
@@ -114,7 +117,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       pool = new pg.Pool({
         connectionString: key,
         application_name: "neon-local-http",
-        connectionTimeoutMillis: opts.connectTimeoutMs ?? 2500,
+        connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
         idleTimeoutMillis: 10_000,
         max: 20,
       });

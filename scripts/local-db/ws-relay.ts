@@ -2,7 +2,7 @@
 // The driver's Pool/Client (neonConfig.wsProxy) speaks the Postgres wire protocol through it.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { createRequire } from "node:module";
-import { connect, isIPv4 } from "node:net";
+import { connect, isIPv4, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { RawData, WebSocket, WebSocketServer as WebSocketServerClass } from "ws";
 import {
@@ -24,6 +24,8 @@ export interface WsRelayOptions {
   port?: number;
   host?: string;
   stats: Stats;
+  /** Concurrent sessions to one database; further ones wait for a free slot (default 64). */
+  maxSessionsPerTarget?: number;
   log?: (msg: string) => void;
 }
 
@@ -96,37 +98,83 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
   const log = opts.log ?? (() => {});
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
 
+  // Like Neon's pooler, sessions beyond the limit wait for a free one instead of failing: a plain
+  // Postgres refuses connections past max_connections (53300) under a burst of transactions.
+  const maxSessions = opts.maxSessionsPerTarget ?? 64;
+  const active = new Map<string, number>();
+  const waiting = new Map<string, (() => void)[]>();
+
+  function acquire(key: string, start: () => void): void {
+    const count = active.get(key) ?? 0;
+    if (count < maxSessions) {
+      active.set(key, count + 1);
+      start();
+    } else {
+      waiting.set(key, [...(waiting.get(key) ?? []), start]);
+    }
+  }
+
+  function release(key: string): void {
+    const next = waiting.get(key)?.shift();
+    if (next)
+      next(); // the slot passes straight to the next waiting session
+    else active.set(key, (active.get(key) ?? 1) - 1);
+  }
+
   function relay(ws: WebSocket, target: { host: string; port: number }): void {
     opts.stats.wsSessions++;
+    const key = `${target.host}:${target.port}`;
     const watcher = new TerminateWatcher();
-    const tcp = connect({ host: target.host, port: target.port });
-    tcp.setNoDelay(true);
+    const early: Buffer[] = []; // client bytes that arrive while the session waits for a slot
+    let tcp: Socket | undefined;
     let terminated = false;
+    let clientGone = false;
 
     ws.on("message", (data) => {
       if (terminated) return;
       const chunk = toBuffer(data);
-      tcp.write(chunk); // buffered by Node until the TCP connection is up
+      if (tcp)
+        tcp.write(chunk); // buffered by Node until the TCP connection is up
+      else early.push(chunk);
       if (watcher.fromClient(chunk)) {
         terminated = true;
-        log(`ws-relay: Terminate from client, closing session to ${target.host}:${target.port}`);
-        tcp.end(); // flushes the Terminate first, then FIN
+        log(`ws-relay: Terminate from client, closing session to ${key}`);
+        tcp?.end(); // flushes the Terminate first, then FIN
         ws.close(1000);
       }
     });
-    tcp.on("data", (chunk: Buffer) => {
-      watcher.fromServer(chunk);
-      if (ws.readyState === ws.OPEN) ws.send(chunk);
-    });
     // Either side going away ends the other, so no server session is left behind.
-    ws.on("close", () => tcp.end());
-    ws.on("error", () => tcp.destroy());
-    tcp.on("error", (err) => {
-      log(`ws-relay: ${target.host}:${target.port}: ${err.message}`);
-      tcp.destroy();
+    ws.on("close", () => {
+      clientGone = true;
+      tcp?.end();
     });
-    tcp.on("close", () => {
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1000);
+    ws.on("error", () => {
+      clientGone = true;
+      tcp?.destroy();
+    });
+
+    acquire(key, () => {
+      if (clientGone) {
+        release(key);
+        return;
+      }
+      const socket = connect({ host: target.host, port: target.port });
+      tcp = socket;
+      socket.setNoDelay(true);
+      for (const chunk of early.splice(0)) socket.write(chunk);
+      if (terminated) socket.end();
+      socket.on("data", (chunk: Buffer) => {
+        watcher.fromServer(chunk);
+        if (ws.readyState === ws.OPEN) ws.send(chunk);
+      });
+      socket.on("error", (err) => {
+        log(`ws-relay: ${key}: ${err.message}`);
+        socket.destroy();
+      });
+      socket.on("close", () => {
+        release(key);
+        if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1000);
+      });
     });
   }
 
