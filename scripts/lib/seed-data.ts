@@ -152,20 +152,13 @@ const WINES = [
 
 /** Demo orders imported the way E1 imports them (items and receipt included); idempotent by external id. */
 async function seedOrders(db: Db, wineryId: string, log: Log): Promise<number | undefined> {
-  const [channel] = await db
-    .select({ id: schema.salesChannels.id, apiChannelKey: schema.salesChannels.apiChannelKey })
-    .from(schema.salesChannels)
-    .where(eq(schema.salesChannels.apiChannelKey, DEMO_CHANNEL_KEY));
-  if (!channel) throw new Error("demo channel missing");
   let created = 0;
   for (let i = 0; i < 12; i++) {
     const externalId = `DEMO-${String(i + 1).padStart(4, "0")}`;
     const [existing] = await db
       .select({ id: schema.orders.id })
       .from(schema.orders)
-      .where(
-        and(eq(schema.orders.channelId, channel.id), eq(schema.orders.externalId, externalId)),
-      );
+      .where(and(eq(schema.orders.wineryId, wineryId), eq(schema.orders.externalId, externalId)));
     if (existing) continue;
     const items = [WINES[i % WINES.length], WINES[(i + 1) % WINES.length]].map((wine, line) => {
       const quantity = 1 + ((i + line) % 3);
@@ -185,7 +178,7 @@ async function seedOrders(db: Db, wineryId: string, log: Log): Promise<number | 
     const first = FIRST[i % FIRST.length] ?? "Demo";
     const last = LAST[(i * 5) % LAST.length] ?? "Buyer";
     await db.transaction((tx) =>
-      writeOrder(tx, wineryId, channel, {
+      writeOrder(tx, wineryId, DEMO_CHANNEL_KEY, {
         id: externalId,
         date: new Date(Date.now() - i * 5 * 86_400_000).toISOString().slice(0, 10),
         status: i % 4 === 0 ? "SHIPPED" : "PAID",

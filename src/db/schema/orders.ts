@@ -2,6 +2,7 @@ import { relations, type SQL, sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  check,
   date,
   doublePrecision,
   index,
@@ -69,6 +70,8 @@ export const orders = pgTable(
     ...timestamps,
   },
   (t) => [
+    // Every order comes from a sales channel (E1) or a storefront plugin (E19).
+    check("orders_source", sql`${t.channelId} is not null or ${t.pluginTag} is not null`),
     unique("orders_channel_external_id").on(t.wineryId, t.channelId, t.externalId),
     unique("orders_plugin_external_id").on(t.wineryId, t.pluginTag, t.externalId),
     index("orders_winery_date_idx").on(t.wineryId, t.orderDate, t.id),

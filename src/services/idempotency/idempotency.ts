@@ -113,50 +113,41 @@ export async function claimIdempotencyKey(
   scope: IdempotencyScope,
   hash: string,
 ): Promise<StoredResponse | undefined> {
-  const lockKey = `${scope.wineryId}:${scope.route}:${scope.key}`;
-  const locked = await tx.execute<{ locked: boolean }>(
-    sql`select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked`,
-  );
-  if (!locked.rows[0]?.locked) throw new IdempotencyKeyInUseError();
-
-  const claimed = await tx
-    .insert(idempotencyKeys)
-    .values({
-      ...scope,
-      requestHash: hash,
-      expiresAt: sql`now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})`,
-    })
-    .onConflictDoUpdate({
-      // An expired record is as good as none: take it over.
-      target: [idempotencyKeys.wineryId, idempotencyKeys.route, idempotencyKeys.key],
-      set: {
-        requestHash: hash,
-        responseStatus: null,
-        responseBody: null,
-        createdAt: sql`now()`,
-        expiresAt: sql`now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})`,
-      },
-      setWhere: sql`${idempotencyKeys.expiresAt} < now()`,
-    })
-    .returning({ key: idempotencyKeys.key });
-  if (claimed.length > 0) return undefined;
-
-  const [existing] = await tx
-    .select()
-    .from(idempotencyKeys)
-    .where(
-      and(
-        eq(idempotencyKeys.wineryId, scope.wineryId),
-        eq(idempotencyKeys.route, scope.route),
-        eq(idempotencyKeys.key, scope.key),
-      ),
-    );
-  if (!existing) throw new IdempotencyKeyInUseError();
-  if (existing.requestHash !== hash) throw new IdempotencyKeyReusedError();
-  if (existing.responseStatus === null || existing.responseBody === null) {
+  const { wineryId, route, key } = scope;
+  const lockKey = `${wineryId}:${route}:${key}`;
+  // One statement (one round trip): try the lock; if held, claim the key (taking over an expired
+  // record); and read the record as it stood before this statement, for the replay.
+  const result = await tx.execute<{
+    locked: boolean;
+    claimed: boolean;
+    request_hash: string | null;
+    response_status: number | null;
+    response_body: string | null;
+  }>(sql`
+    with lock as (select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked),
+    claim as (
+      insert into idempotency_keys (winery_id, route, key, request_hash, expires_at)
+      select ${wineryId}, ${route}, ${key}, ${hash}, now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})
+      from lock where lock.locked
+      on conflict (winery_id, route, key) do update
+        set request_hash = excluded.request_hash, response_status = null, response_body = null,
+            created_at = now(), expires_at = excluded.expires_at
+        where idempotency_keys.expires_at < now()
+      returning 1
+    )
+    select lock.locked, exists (select 1 from claim) as claimed,
+      existing.request_hash, existing.response_status, existing.response_body
+    from lock
+    left join idempotency_keys existing
+      on existing.winery_id = ${wineryId} and existing.route = ${route} and existing.key = ${key}`);
+  const row = result.rows[0];
+  if (!row?.locked) throw new IdempotencyKeyInUseError();
+  if (row.claimed) return undefined;
+  if (row.request_hash !== hash) throw new IdempotencyKeyReusedError();
+  if (row.response_status === null || row.response_body === null) {
     throw new IdempotencyKeyInUseError();
   }
-  return { status: existing.responseStatus, body: existing.responseBody };
+  return { status: row.response_status, body: row.response_body };
 }
 
 export async function completeIdempotencyKey(

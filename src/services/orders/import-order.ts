@@ -1,9 +1,10 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { TxDb } from "../../db/client";
+import { postgresError } from "../../db/errors";
 import { orderItems, orders, salesChannels } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import { DuplicateOrderError, NotFoundError } from "../../lib/errors";
-import type { ExternalOrder } from "../../schemas/orders";
+import type { ExternalOrder, Order } from "../../schemas/orders";
 import {
   type IdempotencyDeps,
   type IdempotentResult,
@@ -25,19 +26,31 @@ export interface ImportOrderRequest {
 
 /**
  * The order, its items and its receipt, in the caller's transaction; answers the stored order.
- * Any Drizzle Postgres handle will do, so the seed writes demo orders the way E1 does.
+ * Three statements: the order (its channel resolved inside the INSERT: an unknown channel leaves
+ * channel_id null, which the orders_source check refuses), the items, the receipt. Any Drizzle
+ * Postgres handle will do, so the seed writes demo orders the way E1 does.
  */
 export async function writeOrder(
   tx: AnyDb,
   wineryId: string,
-  channel: { id: string; apiChannelKey: string },
+  apiChannelKey: string,
   input: ExternalOrder,
-) {
+): Promise<Order> {
+  const channelId = sql`(select ${salesChannels.id} from ${salesChannels}
+    where ${salesChannels.wineryId} = ${wineryId} and ${salesChannels.apiChannelKey} = ${apiChannelKey}
+      and ${salesChannels.deletedAt} is null)`;
   const [order] = await tx
     .insert(orders)
-    .values(orderValues(input, { wineryId, channelId: channel.id }))
+    .values({ ...orderValues(input, { wineryId }), channelId })
     .onConflictDoNothing({ target: [orders.wineryId, orders.channelId, orders.externalId] })
-    .returning();
+    .returning()
+    .catch((error: unknown) => {
+      const pg = postgresError(error);
+      if (pg?.code === "23514" && pg.constraint === "orders_source") {
+        throw new NotFoundError("Sales channel", apiChannelKey);
+      }
+      throw error;
+    });
   if (!order) {
     const [existing] = await tx
       .select({ id: orders.id })
@@ -45,7 +58,7 @@ export async function writeOrder(
       .where(
         and(
           eq(orders.wineryId, wineryId),
-          eq(orders.channelId, channel.id),
+          eq(orders.channelId, channelId),
           eq(orders.externalId, input.id),
         ),
       );
@@ -53,15 +66,15 @@ export async function writeOrder(
   }
   const values = itemValues(input, order.id, wineryId);
   const items = values.length > 0 ? await tx.insert(orderItems).values(values).returning() : [];
-  const stored = { ...order, items, channel: { apiChannelKey: channel.apiChannelKey } };
+  const stored = { ...order, items, channel: { apiChannelKey } };
   await issueOrderReceipt(tx, stored);
   return toOrder(stored);
 }
 
 /**
- * E1. Budget: at most one KV read (the replay cache) and one database transaction, which resolves
- * the channel, claims the idempotency key, writes the order with its items and issues the receipt,
- * all or nothing. Without a key, the external id alone guards against duplicates (DUPLICATE_ORDER).
+ * E1. Budget: at most one KV read (the replay cache) and one database transaction, which claims
+ * the idempotency key, writes the order (resolving its channel) with its items and issues the
+ * receipt, all or nothing. Without a key, the external id alone guards against duplicates (DUPLICATE_ORDER).
  */
 export async function importOrder(
   deps: IdempotencyDeps,
@@ -69,18 +82,7 @@ export async function importOrder(
 ): Promise<IdempotentResult> {
   const { wineryId, apiChannelKey, idempotencyKey } = request;
   const execute = async (tx: TxDb) => {
-    const [channel] = await tx
-      .select({ id: salesChannels.id, apiChannelKey: salesChannels.apiChannelKey })
-      .from(salesChannels)
-      .where(
-        and(
-          eq(salesChannels.wineryId, wineryId),
-          eq(salesChannels.apiChannelKey, apiChannelKey),
-          isNull(salesChannels.deletedAt),
-        ),
-      );
-    if (!channel) throw new NotFoundError("Sales channel", apiChannelKey);
-    const order = await writeOrder(tx, wineryId, channel, request.order);
+    const order = await writeOrder(tx, wineryId, apiChannelKey, request.order);
     return { status: 200, body: JSON.stringify(order) };
   };
   if (idempotencyKey === undefined) {

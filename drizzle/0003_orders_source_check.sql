@@ -1,0 +1,1 @@
+ALTER TABLE "orders" ADD CONSTRAINT "orders_source" CHECK ("orders"."channel_id" is not null or "orders"."plugin_tag" is not null);
