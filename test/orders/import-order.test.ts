@@ -82,6 +82,8 @@ describe("E1 POST /v4/order-import/{apiChannelKey}: happy", () => {
       .select()
       .from(receiptLines)
       .where(eq(receiptLines.receiptId, receipt?.id ?? ""));
+    expect(lines.map((l) => l.saleRowId).sort()).toEqual(order.items.map((i) => i.id).sort());
+    expect(receipt?.externalEntityId).toBeTruthy();
     expect(lines.map((l) => [l.lineNumber, l.entityId, l.quantity, l.unitPriceCents])).toEqual([
       [1, "BRUNELLO-2019", 1, 4500],
       [2, "ROSSO-2022", 3, 830],
@@ -198,6 +200,13 @@ describe("E1 idempotency", () => {
     const stored = await ordersWithExternalId(tenant.wineryId, input.id);
     expect(stored).toHaveLength(1);
     expect(await receiptCount(stored[0]?.id ?? 0)).toBe(1);
+  });
+
+  it("costs one database round trip without a key: one atomic batch", async () => {
+    await importOrder(tenant, externalOrder());
+    const { result, trips } = await countRoundTrips(() => importOrder(tenant, externalOrder()));
+    expect(result.status).toBe(200);
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
   });
 
   it("costs one KV read and one database transaction", async () => {

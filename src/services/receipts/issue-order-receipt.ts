@@ -1,8 +1,10 @@
-import { sql } from "drizzle-orm";
-import type { AnyDb } from "../../db/types";
-import type { OrderWithItems } from "../orders/order-record";
+import { type SQL, sql } from "drizzle-orm";
+import type { orderItems, orders } from "../../db/schema";
 
 export const DEFAULT_CURRENCY = "EUR";
+
+type OrderInsert = typeof orders.$inferInsert;
+type ItemInsert = typeof orderItems.$inferInsert;
 
 /** VAT contained in a gross amount at `percent`, rounded half up to the cent. */
 export function vatOfGross(grossCents: number, percent: number): number {
@@ -10,25 +12,25 @@ export function vatOfGross(grossCents: number, percent: number): number {
   return Math.round((grossCents * percent) / (100 + percent));
 }
 
-/** The receipt's figures, computed from the stored order: a line per item, amounts gross. */
-export function orderReceiptFigures(order: OrderWithItems) {
-  const lines = order.items.map((item, index) => {
+/** The receipt's figures, from the order as it is written: a line per item, amounts gross. */
+export function orderReceiptFigures(order: OrderInsert, items: ItemInsert[]) {
+  const lines = items.map((item, index) => {
     const quantity = item.quantity ?? 1;
     const gross = item.amountCents ?? (item.unitPriceCents ?? 0) * quantity;
     const vat = vatOfGross(gross, item.vatPercentage ?? order.amountVatPercentage ?? 0);
     return {
-      description: item.name,
+      line_index: item.lineIndex,
+      description: item.name ?? null,
       discount_amount_cents: item.amountDiscountCents ?? 0,
-      entity_id: item.sku ?? item.externalId,
+      entity_id: item.sku ?? item.externalId ?? null,
       entity_type: item.type ?? "PRODUCT",
       line_number: index + 1,
       line_type: "SALE",
       net_total_cents: gross - vat,
       quantity,
-      sale_row_id: item.id,
       unit_price_cents: item.unitPriceCents ?? (quantity ? Math.round(gross / quantity) : gross),
       vat_amount_cents: vat,
-      vat_percent: item.vatPercentage,
+      vat_percent: item.vatPercentage ?? null,
     };
   });
   const vatAmountCents =
@@ -38,16 +40,28 @@ export function orderReceiptFigures(order: OrderWithItems) {
   return { lines, vatAmountCents, customerName };
 }
 
+export interface OrderReference {
+  /** SQL for the order's id, uuid and channel id (subqueries on the order's key, or values). */
+  id: SQL;
+  uuid: SQL;
+  channelId: SQL;
+}
+
 /**
- * Issues the fiscal receipt of an imported order inside the import's transaction, in ONE statement
- * (each statement of an interactive transaction is a network round trip to the database): the
- * winery's next progressive number (an atomic counter upsert, so concurrent imports never share
- * one), the receipt, a line per item and one payment for the paid amount.
+ * The fiscal receipt of an imported order as ONE statement, to run right after the order and its
+ * items in the same transaction: the winery's next progressive number (an atomic counter upsert,
+ * so concurrent imports never share one), the receipt (ORDER, RECEIPT, CREATED, TODO, NONE), a
+ * line per item (joined to the stored items by line index) and one payment for the paid amount.
  */
-export async function issueOrderReceipt(tx: AnyDb, order: OrderWithItems): Promise<void> {
-  const { lines, vatAmountCents, customerName } = orderReceiptFigures(order);
+export function orderReceiptStatement(
+  order: OrderInsert,
+  items: ItemInsert[],
+  ref: OrderReference,
+): SQL {
+  const { lines, vatAmountCents, customerName } = orderReceiptFigures(order, items);
   const refDate = `${order.orderDate}T00:00:00.000Z`;
-  await tx.execute(sql`
+  const amountCents = order.amountCents;
+  return sql`
     with counter as (
       insert into winery_counters (winery_id, name, value) values (${order.wineryId}, 'receipt', 1)
       on conflict (winery_id, name)
@@ -60,12 +74,12 @@ export async function issueOrderReceipt(tx: AnyDb, order: OrderWithItems): Promi
         receipt_type, fiscal_operation, status, authority_communication_state, sale_document_state,
         ref_date, discount_total_cents, total_cents, total_no_vat_cents, vat_amount_cents,
         progressive_number)
-      select ${order.wineryId}, ${order.id}, ${order.uuid}, ${order.channelId},
-        ${order.sourceExternalType}, ${customerName}, 'ORDER', 'RECEIPT', 'CREATED', 'TODO', 'NONE',
-        ${refDate}::timestamptz, ${order.amountDiscountCents ?? 0}, ${order.amountCents},
-        ${order.amountCents - vatAmountCents}, ${vatAmountCents}, counter.value
+      select ${order.wineryId}, ${ref.id}, ${ref.uuid}, ${ref.channelId},
+        ${order.sourceExternalType ?? null}, ${customerName}, 'ORDER', 'RECEIPT', 'CREATED', 'TODO',
+        'NONE', ${refDate}::timestamptz, ${order.amountDiscountCents ?? 0}, ${amountCents},
+        ${amountCents - vatAmountCents}, ${vatAmountCents}, counter.value
       from counter
-      returning id
+      returning id, order_id
     ),
     receipt_line_rows as (
       insert into receipt_lines (
@@ -73,16 +87,19 @@ export async function issueOrderReceipt(tx: AnyDb, order: OrderWithItems): Promi
         line_type, net_total_cents, quantity, sale_row_id, unit_price_cents, vat_amount_cents,
         vat_percent)
       select receipt.id, l.description, l.discount_amount_cents, l.entity_id, l.entity_type,
-        l.line_number, l.line_type, l.net_total_cents, l.quantity, l.sale_row_id,
-        l.unit_price_cents, l.vat_amount_cents, l.vat_percent
-      from receipt, jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) as l(
-        description text, discount_amount_cents bigint, entity_id text, entity_type text,
-        line_number int, line_type text, net_total_cents bigint, quantity numeric,
-        sale_row_id bigint, unit_price_cents bigint, vat_amount_cents bigint, vat_percent int)
+        l.line_number, l.line_type, l.net_total_cents, l.quantity, item.id, l.unit_price_cents,
+        l.vat_amount_cents, l.vat_percent
+      from receipt
+      cross join jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) as l(
+        line_index int, description text, discount_amount_cents bigint, entity_id text,
+        entity_type text, line_number int, line_type text, net_total_cents bigint,
+        quantity numeric, unit_price_cents bigint, vat_amount_cents bigint, vat_percent int)
+      left join order_items item
+        on item.order_id = receipt.order_id and item.line_index = l.line_index
     )
     insert into receipt_payments (
       receipt_id, currency, gross_total_cents, method, payment_number, status, external_id)
-    select receipt.id, ${DEFAULT_CURRENCY}, ${order.amountCents}, ${order.paymentMethod}, 1, 'PAID',
-      ${order.externalId}
-    from receipt`);
+    select receipt.id, ${DEFAULT_CURRENCY}, ${amountCents}, ${order.paymentMethod ?? null}, 1,
+      'PAID', ${order.externalId}
+    from receipt`;
 }
