@@ -23,3 +23,9 @@ export const DateRange = z
     path: ["dateTo"],
     message: "dateTo must not be before dateFrom",
   });
+
+/**
+ * A uuid: any 8-4-4-4-12 hex string. Deliberately not RFC-variant strict, so ids made by hand or by
+ * other systems (`11111111-1111-1111-1111-111111111111`) are accepted as Postgres accepts them.
+ */
+export const Uuid = z.guid().openapi({ format: "uuid" });

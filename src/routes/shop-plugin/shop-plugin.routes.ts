@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { Uuid } from "../../schemas/common";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import { errorResponses } from "../../schemas/problem";
 
@@ -51,7 +52,7 @@ export const ShopPluginOrderQuerySchema = z.object({
       description:
         "The storefront plugin the order comes from, e.g. `woocommerce`. Case-insensitive (stored in lower case); part of the upsert key and of sourceExternal.type.",
     }),
-  wineryId: z.uuid().openapi({
+  wineryId: Uuid.openapi({
     param: { name: "wineryId", in: "query" },
     description: "The API key's winery; any other winery is 403 FORBIDDEN.",
   }),

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { CalendarDate, DateTime, Int32, Uuid } from "../../src/schemas/common";
+
+describe("wire types", () => {
+  it.each([
+    ["11111111-1111-1111-1111-111111111111", true],
+    ["3f8a2c1e-5b7d-4e9f-a1c2-d4e5f6a7b8c9", true],
+    ["3F8A2C1E-5B7D-4E9F-A1C2-D4E5F6A7B8C9", true],
+    ["3f8a2c1e5b7d4e9fa1c2d4e5f6a7b8c9", false],
+    ["not-a-uuid", false],
+  ])("uuid %s: %s", (value, ok) => {
+    expect(Uuid.safeParse(value).success).toBe(ok);
+  });
+
+  it.each([
+    ["2026-05-01T10:00:00Z", true],
+    ["2026-05-01T10:00:00.123+02:00", true],
+    ["2026-05-01T10:00:00", false],
+    ["2026-05-01", false],
+  ])("date-time %s: %s", (value, ok) => {
+    expect(DateTime.safeParse(value).success).toBe(ok);
+  });
+
+  it.each([
+    ["2024-02-29", true],
+    ["2026-02-29", false],
+    ["2026-13-01", false],
+  ])("date %s: %s", (value, ok) => {
+    expect(CalendarDate.safeParse(value).success).toBe(ok);
+  });
+
+  it.each([
+    [2 ** 31 - 1, true],
+    [2 ** 31, false],
+    [1.5, false],
+  ])("int32 %s: %s", (value, ok) => {
+    expect(Int32.safeParse(value).success).toBe(ok);
+  });
+});
