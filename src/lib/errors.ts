@@ -139,7 +139,8 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
-function describeFieldErrors(errors: FieldError[]): string {
+/** "path: message (and N more)": the detail of a VALIDATION_ERROR. */
+export function describeFieldErrors(errors: FieldError[]): string {
   const first = errors[0];
   if (!first) return "The request is invalid.";
   const head = `${first.path || "body"}: ${first.message}`;

@@ -1,4 +1,4 @@
-import { ValidationError } from "../../lib/errors";
+import { describeFieldErrors, ValidationError } from "../../lib/errors";
 import { fieldErrorsFromZod } from "../../lib/problem";
 import { type ExternalOrder, ExternalOrderSchema } from "../../schemas/orders";
 import {
@@ -35,7 +35,10 @@ export function parseShopOrderDocument(text: string, tagName: string): ExternalO
     const woo = WooCommerceOrderSchema.safeParse(document);
     if (!woo.success) {
       const errors = fieldErrorsFromZod(woo.error);
-      throw new ValidationError(errors, `Invalid WooCommerce order: ${describe(errors)}`);
+      throw new ValidationError(
+        errors,
+        `Invalid WooCommerce order: ${describeFieldErrors(errors)}`,
+      );
     }
     return wooCommerceToExternalOrder(woo.data, tagName);
   }
@@ -45,18 +48,11 @@ export function parseShopOrderDocument(text: string, tagName: string): ExternalO
     const errors = fieldErrorsFromZod(external.error);
     throw new ValidationError(
       errors,
-      `The document is neither a WooCommerce order (no line_items) nor a valid ExternalOrder: ${describe(errors)}`,
+      `The document is neither a WooCommerce order (no line_items) nor a valid ExternalOrder: ${describeFieldErrors(errors)}`,
     );
   }
   return {
     ...external.data,
     sourceExternal: external.data.sourceExternal ?? { id: external.data.id, type: tagName },
   };
-}
-
-function describe(errors: { path: string; message: string }[]): string {
-  const [first] = errors;
-  if (!first) return "invalid";
-  const head = `${first.path || "document"}: ${first.message}`;
-  return errors.length > 1 ? `${head} (and ${errors.length - 1} more)` : head;
 }
