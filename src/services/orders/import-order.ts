@@ -47,7 +47,7 @@ function orderImportStatements<D extends AnyDb>(
 ) {
   const channelId = channelIdOf(wineryId, apiChannelKey);
   const values = orderValues(input, { wineryId });
-  const itemRows = itemValues(input, 0, wineryId);
+  const itemRows = itemValues(input, wineryId);
   const key = and(
     eq(orders.wineryId, wineryId),
     eq(orders.channelId, channelId),
@@ -55,7 +55,7 @@ function orderImportStatements<D extends AnyDb>(
   );
   const ref = (column: typeof orders.id | typeof orders.uuid) =>
     sql`(select ${column} from ${orders} where ${key})`;
-  const items = itemValues(input, 0, wineryId).map((item) => ({
+  const items = itemRows.map((item) => ({
     ...item,
     orderId: ref(orders.id),
   }));

@@ -67,13 +67,11 @@ export function orderValues(
   };
 }
 
-export function itemValues(
-  input: ExternalOrder,
-  orderId: ItemInsert["orderId"],
-  wineryId: string,
-): ItemInsert[] {
+/** Column values of an order's items, without their order id: callers reference the order. */
+export type ItemValues = Omit<ItemInsert, "orderId">;
+
+export function itemValues(input: ExternalOrder, wineryId: string): ItemValues[] {
   return (input.items ?? []).map((item, lineIndex) => ({
-    orderId,
     wineryId,
     lineIndex,
     amountCents: item.amountCents ?? null,

@@ -63,7 +63,7 @@ function upsertStatements<D extends AnyDb>(db: D, owner: ShopOrderOwner, input: 
   const removeItems = db
     .delete(orderItems)
     .where(and(eq(orderItems.wineryId, owner.wineryId), eq(orderItems.orderId, orderId)));
-  const items = itemValues(input, 0, owner.wineryId).map((item) => ({ ...item, orderId }));
+  const items = itemValues(input, owner.wineryId).map((item) => ({ ...item, orderId }));
   const insertItems = items.length > 0 ? db.insert(orderItems).values(items) : undefined;
   return { upsert, removeItems, insertItems };
 }

@@ -1,10 +1,10 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { orderItems, orders } from "../../db/schema";
+import type { orders } from "../../db/schema";
+import type { ItemValues } from "../orders/order-record";
 
 export const DEFAULT_CURRENCY = "EUR";
 
 type OrderInsert = typeof orders.$inferInsert;
-type ItemInsert = typeof orderItems.$inferInsert;
 
 /** VAT contained in a gross amount at `percent`, rounded half up to the cent. */
 export function vatOfGross(grossCents: number, percent: number): number {
@@ -13,7 +13,7 @@ export function vatOfGross(grossCents: number, percent: number): number {
 }
 
 /** The receipt's figures, from the order as it is written: a line per item, amounts gross. */
-export function orderReceiptFigures(order: OrderInsert, items: ItemInsert[]) {
+export function orderReceiptFigures(order: OrderInsert, items: ItemValues[]) {
   const lines = items.map((item, index) => {
     const quantity = item.quantity ?? 1;
     const gross = item.amountCents ?? (item.unitPriceCents ?? 0) * quantity;
@@ -55,7 +55,7 @@ export interface OrderReference {
  */
 export function orderReceiptStatement(
   order: OrderInsert,
-  items: ItemInsert[],
+  items: ItemValues[],
   ref: OrderReference,
 ): SQL {
   const { lines, vatAmountCents, customerName } = orderReceiptFigures(order, items);
