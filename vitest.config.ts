@@ -2,30 +2,50 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 /**
- * The tests run the Worker inside workerd (Cloudflare's vitest plugin) against a real Postgres:
- * test/global-setup.ts starts the database (TEST_DATABASE_URL's server, or in-memory PGlite), the
- * local Neon endpoints and the migrations, and provides their addresses as the Worker's bindings.
+ * Two projects:
+ * - `worker`: the Worker runs inside workerd (Cloudflare's vitest plugin) against a real Postgres:
+ *   test/global-setup.ts starts the database (TEST_DATABASE_URL's server, or the embedded one), the
+ *   local Neon endpoints and the migrations, and provides their addresses as the Worker's bindings.
+ * - `node`: tests of what runs in Node (the scripts, the local database stand-ins, the docs page in
+ *   a real browser), under test/node/.
  */
 export default defineConfig({
-  plugins: [
-    cloudflareTest(({ inject }) => ({
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: {
-        bindings: {
-          DATABASE_URL: inject("databaseUrl"),
-          NEON_HTTP_ENDPOINT: inject("neonHttpEndpoint"),
-          NEON_WS_PROXY: inject("neonWsProxy"),
-          TEST_STATS_URL: inject("statsUrl"),
-        },
-      },
-    })),
-  ],
   test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["./test/global-setup.ts"],
     // Round-trip budgets are read from counters shared by the whole run: one file at a time.
     fileParallelism: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                DATABASE_URL: inject("databaseUrl"),
+                NEON_HTTP_ENDPOINT: inject("neonHttpEndpoint"),
+                NEON_WS_PROXY: inject("neonWsProxy"),
+                TEST_STATS_URL: inject("statsUrl"),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/node/**"],
+          globalSetup: ["./test/global-setup.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "node",
+          include: ["test/node/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+    ],
   },
 });
