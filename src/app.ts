@@ -2,6 +2,7 @@ import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./env";
 import {
   AppError,
@@ -38,7 +39,10 @@ function fromHttpException(error: HTTPException): AppError {
     : new AppError("INTERNAL_ERROR", INTERNAL_ERROR_DETAIL);
 }
 
-/** The one place an error becomes a response. */
+/**
+ * The one place an error becomes a response, answered through the context so that the headers
+ * middleware prepared (X-Request-Id) are on it.
+ */
 function problemResponse(c: Context<AppEnv>, error: unknown): Response {
   const appError = error instanceof HTTPException ? fromHttpException(error) : error;
   const requestIdValue = c.get("requestId") ?? crypto.randomUUID();
@@ -55,10 +59,12 @@ function problemResponse(c: Context<AppEnv>, error: unknown): Response {
       }),
     );
   }
-  return new Response(JSON.stringify(problem.body), {
-    status: problem.status,
-    headers: { ...problem.headers, "X-Request-Id": requestIdValue },
-  });
+  c.header("X-Request-Id", requestIdValue);
+  return c.body(
+    JSON.stringify(problem.body),
+    problem.status as ContentfulStatusCode,
+    problem.headers,
+  );
 }
 
 export function createApp() {

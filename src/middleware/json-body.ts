@@ -1,18 +1,27 @@
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../lib/errors";
+import {
+  MalformedJsonError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from "../lib/errors";
+import { inspectJson, parseJsonText } from "../lib/json-text";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-/** 415 for a body that is not declared JSON. */
+/** 415 for a body that is not declared JSON, or that is compressed (we never inflate bodies). */
 const requireJsonContentType = createMiddleware<AppEnv>(async (c, next) => {
   if (METHODS_WITH_BODY.has(c.req.method)) {
     const contentType = c.req.header("Content-Type") ?? "";
-    if (!JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaTypeError();
+    const encoding = c.req.header("Content-Encoding")?.trim().toLowerCase();
+    if (!JSON_MEDIA_TYPE.test(contentType) || (encoding && encoding !== "identity")) {
+      throw new UnsupportedMediaTypeError();
+    }
   }
   await next();
 });
@@ -26,19 +35,41 @@ const limitBody = bodyLimit({
 });
 
 /**
- * Parses the body once, so that invalid JSON is MALFORMED_JSON before any schema runs; Hono caches
- * the parsed value for the route validator.
+ * Query values never pass through a body schema: a NUL or a lone surrogate in any of them is
+ * refused here, named `query.<name>`. (Path parameters are checked by their route schemas, which
+ * know their names: see SafeString.)
+ */
+const checkQuery = createMiddleware<AppEnv>(async (c, next) => {
+  const query = c.req.queries();
+  const errors = inspectJson(query).map((error) => ({ ...error, path: `query.${error.path}` }));
+  if (errors.length > 0) throw new ValidationError(errors);
+  await next();
+});
+
+/**
+ * Parses the body once, before any schema: invalid JSON is MALFORMED_JSON; NUL characters, lone
+ * surrogates and nesting past 32 levels are a VALIDATION_ERROR naming the field (decisions.md,
+ * "Hostile input"). The checked value is what the route validator then reads: `c.req.json()`
+ * answers it instead of parsing the text again.
  */
 const parseJson = createMiddleware<AppEnv>(async (c, next) => {
   if (METHODS_WITH_BODY.has(c.req.method)) {
+    let text: string;
     try {
-      await c.req.json();
+      text = await c.req.text();
     } catch (error) {
       if (error instanceof PayloadTooLargeError) throw error;
       throw new MalformedJsonError();
     }
+    const parsed = parseJsonText(text);
+    if (!parsed.ok) {
+      if (parsed.malformed) throw new MalformedJsonError();
+      throw new ValidationError(parsed.errors);
+    }
+    const value = parsed.value;
+    c.req.json = <T>() => Promise.resolve(value as T);
   }
   await next();
 });
 
-export const jsonBody = [requireJsonContentType, limitBody, parseJson] as const;
+export const jsonBody = [requireJsonContentType, limitBody, checkQuery, parseJson] as const;

@@ -1,19 +1,70 @@
+/**
+ * The shared wire primitives. Hostile input is stopped here (and in the body-parsing middleware,
+ * src/middleware/json-body.ts), once, never route by route: every route schema builds on these.
+ */
 import { z } from "@hono/zod-openapi";
+import { MAX_SAFE_CENTS } from "../lib/money";
 
-/** ISO 8601 instant with an offset (`Z` or `+02:00`), as decisions.md requires for date-time. */
+/** Instants Postgres and every client can hold: years 0001..9999 in UTC. */
+const MIN_INSTANT_MS = Date.parse("0001-01-01T00:00:00.000Z");
+const MAX_INSTANT_MS = Date.parse("9999-12-31T23:59:59.999Z");
+
+/**
+ * ISO 8601 instant with an offset (`Z` or `+02:00`), as decisions.md requires for date-time, whose
+ * instant in UTC lies in the years 0001..9999 (`9999-12-31T23:59:59-14:00` is year 10000 in UTC).
+ */
 export const DateTime = z.iso
   .datetime({ offset: true })
-  .openapi({ format: "date-time", example: "2026-05-01T10:00:00Z" });
+  .refine((value) => {
+    const ms = Date.parse(value);
+    return ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
+  }, "must lie in the years 0001..9999 in UTC")
+  .openapi({ type: "string", format: "date-time", example: "2026-05-01T10:00:00Z" });
 
-/** Real calendar date YYYY-MM-DD. */
-export const CalendarDate = z.iso.date().openapi({ format: "date", example: "2026-05-01" });
+/** Real calendar date YYYY-MM-DD (2026-02-30 is refused) in the years 0001..9999. */
+export const CalendarDate = z.iso
+  .date()
+  .refine((value) => !value.startsWith("0000"), "must lie in the years 0001..9999")
+  .openapi({ type: "string", format: "date", example: "2026-05-01" });
 
 export const Int32 = z.int32();
-export const Int64 = z.int().openapi({ format: "int64" });
+/** An int64 on the wire, held exactly: JavaScript numbers are exact up to 2^53-1. */
+export const Int64 = z.int().openapi({ type: "integer", format: "int64" });
 
-/** Free-form JSON object, stored as given. */
+/** Integer cents within ±(2^53-1), the range decisions.md allows any amount. */
+export const Cents = z
+  .int()
+  .min(-MAX_SAFE_CENTS)
+  .max(MAX_SAFE_CENTS)
+  .openapi({ type: "integer", format: "int64" });
+
+/** A path or query id of an int64 row: digits only, within the safe-integer range. */
+export const Int64Id = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/, "must be a positive integer id")
+  .transform(Number)
+  .refine(Number.isSafeInteger, "is out of range")
+  .openapi({ type: "integer", format: "int64", example: "42" });
+
+/**
+ * Text that Postgres can store: no NUL (U+0000) and no lone UTF-16 surrogate. Bodies are checked
+ * by the body-parsing middleware already; path and query values, which never pass through it, use
+ * this.
+ */
+export const SafeString = z
+  .string()
+  .refine((value) => !value.includes("\u0000"), "must not contain NUL characters")
+  .refine((value) => value.isWellFormed(), "must not contain lone UTF-16 surrogates");
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Free-form JSON object, stored as given: the parsed value passes through untouched, so every key
+ * survives, `__proto__` and `constructor` included (a re-built record would drop `__proto__`).
+ */
 export const FreeObject = z
-  .record(z.string(), z.unknown())
+  .custom<Record<string, unknown>>(isPlainObject, "must be a JSON object")
   .openapi({ type: "object", additionalProperties: true });
 
 /** A half-open date-time range `[dateFrom, dateTo)`. */
@@ -28,4 +79,4 @@ export const DateRange = z
  * A uuid: any 8-4-4-4-12 hex string. Deliberately not RFC-variant strict, so ids made by hand or by
  * other systems (`11111111-1111-1111-1111-111111111111`) are accepted as Postgres accepts them.
  */
-export const Uuid = z.guid().openapi({ format: "uuid" });
+export const Uuid = z.guid().openapi({ type: "string", format: "uuid" });

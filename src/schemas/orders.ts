@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, DateTime, FreeObject, Int32, Int64 } from "./common";
+import { CalendarDate, DateTime, FreeObject, Int32, Int64, Int64Id } from "./common";
 
 const text = (max = 500) => z.string().max(max).nullish();
 const money64 = Int64.nullish();
@@ -164,14 +164,6 @@ export const OrderSchema = z
   .openapi("Order");
 
 export type Order = z.infer<typeof OrderSchema>;
-
-/** A path or body id of an int64 row: digits only, within the safe-integer range. */
-export const Int64Id = z
-  .string()
-  .regex(/^[1-9]\d{0,15}$/, "must be a positive integer id")
-  .transform(Number)
-  .refine(Number.isSafeInteger, "is out of range")
-  .openapi({ type: "integer", format: "int64", example: "42" });
 
 export const OrderIdParamsSchema = z.object({
   id: Int64Id.openapi({ param: { name: "id", in: "path" } }),

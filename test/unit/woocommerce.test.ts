@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../../src/lib/errors";
+import { decimalToCents } from "../../src/lib/money";
 import { ExternalOrderSchema } from "../../src/schemas/orders";
-import { decimalToCents } from "../../src/services/orders/money";
-import { parseShopOrderDocument } from "../../src/services/orders/shop-order-document";
+import { ShopOrderDocumentSchema } from "../../src/schemas/shop-plugin";
+import { dayOf, WooCommerceOrderSchema } from "../../src/schemas/woocommerce";
+import { shopOrderToExternalOrder } from "../../src/services/orders/shop-order-document";
 import {
-  dayOf,
   deriveVatPercentage,
-  WooCommerceOrderSchema,
   wooCommerceToExternalOrder,
 } from "../../src/services/orders/woocommerce";
 import { wooOrder } from "../helpers/woocommerce";
@@ -188,20 +187,21 @@ describe("wooCommerceToExternalOrder", () => {
   });
 });
 
-describe("parseShopOrderDocument", () => {
+describe("ShopOrderDocumentSchema", () => {
+  const parse = (text: string, tagName: string) => {
+    const result = ShopOrderDocumentSchema.safeParse(text);
+    if (!result.success) throw new Error(result.error.message);
+    return shopOrderToExternalOrder(result.data, tagName);
+  };
   const fieldPaths = (text: string) => {
-    try {
-      parseShopOrderDocument(text, "woocommerce");
-    } catch (error) {
-      if (error instanceof AppError) return error.options.errors?.map((e) => e.path);
-      throw error;
-    }
-    throw new Error("expected a validation error");
+    const result = ShopOrderDocumentSchema.safeParse(text);
+    if (result.success) throw new Error("expected a validation error");
+    return result.error.issues.map((issue) => issue.path.join("."));
   };
 
   it("tells WooCommerce from ExternalOrder documents", () => {
-    expect(parseShopOrderDocument(JSON.stringify(wooOrder({ id: 9 })), "woocommerce").id).toBe("9");
-    const external = parseShopOrderDocument(JSON.stringify({ id: "A-1", amountCents: 100 }), "pos");
+    expect(parse(JSON.stringify(wooOrder({ id: 9 })), "woocommerce").id).toBe("9");
+    const external = parse(JSON.stringify({ id: "A-1", amountCents: 100 }), "pos");
     expect(external).toMatchObject({
       id: "A-1",
       amountCents: 100,
@@ -212,11 +212,16 @@ describe("parseShopOrderDocument", () => {
   it("names paths inside the document", () => {
     const document = wooOrder();
     document.line_items[0] = { ...document.line_items[0], total: "19,99" } as never;
-    expect(fieldPaths(JSON.stringify(document))).toEqual(["line_items[0].total"]);
+    expect(fieldPaths(JSON.stringify(document))).toEqual(["line_items.0.total"]);
     expect(fieldPaths('{"id": 5}')).toEqual(["id"]); // an ExternalOrder id is a string
   });
 
   it.each(["", "{", "[1]", "7", '"text"', "null"])("rejects %j at the document root", (text) => {
     expect(fieldPaths(text)).toEqual([""]);
+  });
+
+  it("applies the hostile-input rules inside the document", () => {
+    expect(fieldPaths(JSON.stringify({ id: "A-1", notes: "a\u0000b" }))).toEqual(["notes"]);
+    expect(fieldPaths(JSON.stringify({ id: "A-1", notes: "\ud800" }))).toEqual(["notes"]);
   });
 });

@@ -1,8 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
-import { rawResponseHandler } from "../../lib/raw-handler";
-import { storedResponse } from "../../lib/stored-response";
-import { parseIdempotencyKey } from "../../services/idempotency/idempotency";
+import { idempotencyOptions, replayHeaders } from "../../lib/idempotent-route";
 import { getOrder } from "../../services/orders/get-order";
 import { importOrder } from "../../services/orders/import-order";
 import { queryOrders } from "../../services/orders/query-orders";
@@ -14,21 +12,21 @@ import type {
   updateOrderRoute,
 } from "./orders.routes";
 
-/** Answers the stored response bytes, so a replay is byte-for-byte the first answer. */
-export const importOrderHandler = rawResponseHandler<typeof importOrderRoute>(async (c) => {
-  const idempotencyKey = parseIdempotencyKey(c.req.header("Idempotency-Key"));
-  const result = await importOrder(
-    { db: c.get("db"), kv: c.env.IDEMPOTENCY, waitUntil: (p) => c.executionCtx.waitUntil(p) },
-    {
-      wineryId: c.get("principal").wineryId,
-      apiChannelKey: c.req.valid("param").apiChannelKey,
-      order: c.req.valid("json"),
-      rawBody: await c.req.json(),
-      ...(idempotencyKey !== undefined && { idempotencyKey }),
-    },
+/** E1. A replay answers the first result again, serialised to the same bytes. */
+export const importOrderHandler: RouteHandler<typeof importOrderRoute, AppEnv> = async (c) => {
+  const { apiChannelKey } = c.req.valid("param");
+  const order = c.req.valid("json");
+  const key = c.req.valid("header")["Idempotency-Key"];
+  // The channel is part of the fingerprint: one key on two channels is two different requests.
+  const idempotency = idempotencyOptions(c, key, { apiChannelKey, body: await c.req.json() });
+  const { value, replayed } = await importOrder(
+    c.get("db"),
+    c.get("principal").wineryId,
+    { apiChannelKey, order },
+    idempotency ? { idempotency } : {},
   );
-  return storedResponse(result);
-});
+  return c.json(value, 200, replayHeaders(replayed));
+};
 
 export const getOrderHandler: RouteHandler<typeof getOrderRoute, AppEnv> = async (c) =>
   c.json(

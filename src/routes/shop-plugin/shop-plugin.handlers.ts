@@ -1,29 +1,26 @@
-import { ForbiddenError } from "../../lib/errors";
-import { rawResponseHandler } from "../../lib/raw-handler";
-import { storedResponse } from "../../lib/stored-response";
-import { parseIdempotencyKey } from "../../services/idempotency/idempotency";
-import { parseShopOrderDocument } from "../../services/orders/shop-order-document";
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../env";
+import { idempotencyOptions, replayHeaders } from "../../lib/idempotent-route";
+import { assertOwnWinery } from "../../lib/tenancy";
+import { shopOrderToExternalOrder } from "../../services/orders/shop-order-document";
 import { receiveShopOrder } from "../../services/orders/upsert-shop-order";
 import type { upsertShopPluginOrderRoute } from "./shop-plugin.routes";
 
-/** E19. The wineryId is checked before the document is read, so a foreign winery learns nothing. */
-export const upsertShopPluginOrderHandler = rawResponseHandler<typeof upsertShopPluginOrderRoute>(
-  async (c) => {
-    const { tagName, wineryId } = c.req.valid("query");
-    const principal = c.get("principal");
-    if (wineryId.toLowerCase() !== principal.wineryId.toLowerCase()) throw new ForbiddenError();
-    const idempotencyKey = parseIdempotencyKey(c.req.header("Idempotency-Key"));
-    const document = c.req.valid("json");
-    const result = await receiveShopOrder(
-      { db: c.get("db"), kv: c.env.IDEMPOTENCY, waitUntil: (p) => c.executionCtx.waitUntil(p) },
-      {
-        wineryId: principal.wineryId,
-        tagName,
-        order: parseShopOrderDocument(document, tagName),
-        document,
-        ...(idempotencyKey !== undefined && { idempotencyKey }),
-      },
-    );
-    return storedResponse(result);
-  },
-);
+/** E19. 201 with the order id as a JSON string; a replay answers the first id again. */
+export const upsertShopPluginOrderHandler: RouteHandler<
+  typeof upsertShopPluginOrderRoute,
+  AppEnv
+> = async (c) => {
+  const { tagName, wineryId } = c.req.valid("query");
+  assertOwnWinery(c, wineryId);
+  const key = c.req.valid("header")["Idempotency-Key"];
+  // The document as sent is the fingerprint: the same text with the same tag is the same request.
+  const idempotency = idempotencyOptions(c, key, { tagName, document: await c.req.json() });
+  const { value, replayed } = await receiveShopOrder(
+    c.get("db"),
+    c.get("principal").wineryId,
+    { tagName, order: shopOrderToExternalOrder(c.req.valid("json"), tagName) },
+    idempotency ? { idempotency } : {},
+  );
+  return c.json(value, 201, replayHeaders(replayed));
+};

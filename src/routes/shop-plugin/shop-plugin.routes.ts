@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
-import { Uuid } from "../../schemas/common";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import { errorResponses } from "../../schemas/problem";
+import { ShopOrderDocumentSchema, ShopPluginOrderQuerySchema } from "../../schemas/shop-plugin";
 
 const EXAMPLE_DOCUMENT = {
   id: 4711,
@@ -40,38 +40,9 @@ const EXAMPLE_DOCUMENT = {
   payment_method: "stripe",
 };
 
-export const ShopPluginOrderQuerySchema = z.object({
-  tagName: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, "must be 1 to 100 letters, digits, '.', '_' or '-'")
-    .transform((tag) => tag.toLowerCase())
-    .openapi({
-      param: { name: "tagName", in: "query" },
-      example: "woocommerce",
-      description:
-        "The storefront plugin the order comes from, e.g. `woocommerce`. Case-insensitive (stored in lower case); part of the upsert key and of sourceExternal.type.",
-    }),
-  wineryId: Uuid.openapi({
-    param: { name: "wineryId", in: "query" },
-    description: "The API key's winery; any other winery is 403 FORBIDDEN.",
-  }),
-});
-
 const ShopPluginIdempotencySchema = idempotencyKeyHeaders(
   "Optional, as on E1: 1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key with the same tagName and document replays the first answer with `Idempotent-Replayed: true` and writes nothing; another document is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. Without a key the upsert is still safe to repeat: the same order id comes back.",
 );
-
-const OrderDocumentText = z
-  .string({
-    error:
-      "must be a JSON string: JSON-encode the order document, then send that string as the body",
-  })
-  .openapi({
-    description:
-      "The storefront's order document as JSON text, sent as one JSON string (the document is JSON-encoded twice).",
-    example: JSON.stringify(EXAMPLE_DOCUMENT),
-  });
 
 const DESCRIPTION = `Creates or updates an order sent by a storefront plugin.
 
@@ -102,7 +73,10 @@ export const upsertShopPluginOrderRoute = createRoute({
   request: {
     query: ShopPluginOrderQuerySchema,
     headers: ShopPluginIdempotencySchema,
-    body: jsonRequestBody(OrderDocumentText, "The order document's JSON text, as a JSON string."),
+    body: jsonRequestBody(
+      ShopOrderDocumentSchema.openapi({ example: JSON.stringify(EXAMPLE_DOCUMENT) }),
+      "The order document's JSON text, as a JSON string.",
+    ),
   },
   responses: {
     201: jsonResponse(

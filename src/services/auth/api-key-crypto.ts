@@ -3,6 +3,7 @@
  * find the row and to show in listings; the whole key is stored only as its SHA-256 hash.
  * Web Crypto only, so the same code runs in the Worker and in the Node scripts.
  */
+import { sha256Hex } from "../../lib/crypto";
 
 const KEY_PATTERN = /^wk_([0-9A-Za-z]{10})_([0-9A-Za-z]{32})$/;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -35,9 +36,8 @@ export function apiKeyPrefix(key: string): string | undefined {
   return KEY_PATTERN.exec(key)?.[1];
 }
 
-export async function hashApiKey(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+export function hashApiKey(key: string): Promise<string> {
+  return sha256Hex(key);
 }
 
 /** Compares two hex digests in time independent of where they differ. */

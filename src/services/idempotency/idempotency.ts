@@ -1,11 +1,8 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Database, HttpDb, TxDb } from "../../db/client";
 import { idempotencyKeys } from "../../db/schema";
-import {
-  IdempotencyKeyInUseError,
-  IdempotencyKeyReusedError,
-  ValidationError,
-} from "../../lib/errors";
+import { sha256Hex } from "../../lib/crypto";
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from "../../lib/errors";
 
 /** Completed responses are replayable for this long (decisions.md: at least 24 hours). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -14,30 +11,6 @@ export interface IdempotencyScope {
   wineryId: string;
   route: string;
   key: string;
-}
-
-export interface StoredResponse {
-  status: number;
-  body: string;
-}
-
-const PRINTABLE = /^[\x20-\x7e]{1,255}$/;
-
-/** The Idempotency-Key header: 1..255 printable characters; the draft's quoted form is accepted. */
-export function parseIdempotencyKey(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const unquoted = /^"(.*)"$/.exec(header)?.[1] ?? header;
-  if (!PRINTABLE.test(unquoted)) {
-    throw new ValidationError([
-      { path: "header.Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" },
-    ]);
-  }
-  return unquoted;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** JSON with object keys sorted at every depth, so equal payloads hash equally. */
@@ -62,9 +35,10 @@ export interface ReplayCache {
   put(key: string, value: string, options: { expirationTtl: number }): Promise<void>;
 }
 
+/** A finished request's result, as the JSON text of the value its operation returned. */
 interface CachedEntry {
   requestHash: string;
-  response: StoredResponse;
+  body: string;
 }
 
 async function cacheKey(scope: IdempotencyScope): Promise<string> {
@@ -79,23 +53,23 @@ export async function replayFromCache(
   kv: ReplayCache,
   scope: IdempotencyScope,
   hash: string,
-): Promise<StoredResponse | undefined> {
+): Promise<string | undefined> {
   // The cache is an optimisation: when KV fails, Postgres still decides.
   const cached = (await kv
     .get(await cacheKey(scope), "json")
     .catch(() => null)) as CachedEntry | null;
   if (!cached) return undefined;
   if (cached.requestHash !== hash) throw new IdempotencyKeyReusedError();
-  return cached.response;
+  return cached.body;
 }
 
 export async function cacheResponse(
   kv: ReplayCache,
   scope: IdempotencyScope,
   hash: string,
-  response: StoredResponse,
+  body: string,
 ): Promise<void> {
-  const entry: CachedEntry = { requestHash: hash, response };
+  const entry: CachedEntry = { requestHash: hash, body };
   await kv
     .put(await cacheKey(scope), JSON.stringify(entry), { expirationTtl: IDEMPOTENCY_TTL_SECONDS })
     .catch(() => {});
@@ -104,15 +78,19 @@ export async function cacheResponse(
 /**
  * Claims the key inside the caller's transaction. A concurrent holder of the same key makes this
  * fail at once with IDEMPOTENCY_KEY_IN_USE (a transaction-scoped advisory lock, tried, never
- * waited on); an earlier completed request with the same payload is returned for replay; a
- * different payload is IDEMPOTENCY_KEY_REUSED. Because the claim row commits or rolls back with the
- * write, a failed attempt leaves the key free for a retry.
+ * waited on); an earlier finished request with the same payload is returned for replay (its result
+ * as JSON text); a different payload is IDEMPOTENCY_KEY_REUSED. Because the claim row commits or
+ * rolls back with the write, a failed attempt leaves the key free for a retry.
+ *
+ * A payload is compared only with a finished request's. The statement's snapshot is taken before
+ * the lock is tried, so a holder that commits in between is invisible to the read yet blocks the
+ * claim: that key is "claimed, not yet finished" from here, which is 409, never 422.
  */
 export async function claimIdempotencyKey(
   tx: TxDb,
   scope: IdempotencyScope,
   hash: string,
-): Promise<StoredResponse | undefined> {
+): Promise<string | undefined> {
   const { wineryId, route, key } = scope;
   const lockKey = `${wineryId}:${route}:${key}`;
   // One statement (one round trip): try the lock; if held, claim the key (taking over an expired
@@ -121,7 +99,6 @@ export async function claimIdempotencyKey(
     locked: boolean;
     claimed: boolean;
     request_hash: string | null;
-    response_status: number | null;
     response_body: string | null;
   }>(sql`
     with lock as (select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked),
@@ -130,34 +107,33 @@ export async function claimIdempotencyKey(
       select ${wineryId}, ${route}, ${key}, ${hash}, now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})
       from lock where lock.locked
       on conflict (winery_id, route, key) do update
-        set request_hash = excluded.request_hash, response_status = null, response_body = null,
+        set request_hash = excluded.request_hash, response_body = null,
             created_at = now(), expires_at = excluded.expires_at
         where idempotency_keys.expires_at < now()
       returning 1
     )
     select lock.locked, exists (select 1 from claim) as claimed,
-      existing.request_hash, existing.response_status, existing.response_body
+      existing.request_hash, existing.response_body
     from lock
     left join idempotency_keys existing
       on existing.winery_id = ${wineryId} and existing.route = ${route} and existing.key = ${key}`);
   const row = result.rows[0];
   if (!row?.locked) throw new IdempotencyKeyInUseError();
   if (row.claimed) return undefined;
+  // Not claimed, so another request holds or just finished the key; unseen or unfinished is 409.
+  if (row.request_hash === null || row.response_body === null) throw new IdempotencyKeyInUseError();
   if (row.request_hash !== hash) throw new IdempotencyKeyReusedError();
-  if (row.response_status === null || row.response_body === null) {
-    throw new IdempotencyKeyInUseError();
-  }
-  return { status: row.response_status, body: row.response_body };
+  return row.response_body;
 }
 
 export async function completeIdempotencyKey(
   tx: TxDb,
   scope: IdempotencyScope,
-  response: StoredResponse,
+  body: string,
 ): Promise<void> {
   await tx
     .update(idempotencyKeys)
-    .set({ responseStatus: response.status, responseBody: response.body })
+    .set({ responseBody: body })
     .where(
       and(
         eq(idempotencyKeys.wineryId, scope.wineryId),
@@ -176,39 +152,49 @@ export async function purgeExpiredIdempotencyKeys(db: HttpDb): Promise<number> {
   return deleted.length;
 }
 
-export interface IdempotencyDeps {
-  db: Database;
-  kv: ReplayCache;
+/** What an idempotent operation needs beyond the database: the key and the replay cache. */
+export interface IdempotencyOptions {
+  /** The Idempotency-Key header, already parsed by the route schema. */
+  key: string;
+  /** What makes two requests "the same": fingerprinted as canonical JSON. */
+  payload: unknown;
+  /** The `IDEMPOTENCY` KV namespace. */
+  cache: ReplayCache;
+  /** Lets the cache write finish after the answer (executionCtx.waitUntil). */
   waitUntil: (promise: Promise<unknown>) => void;
 }
 
-export interface IdempotentResult {
-  response: StoredResponse;
+export interface IdempotentResult<T> {
+  value: T;
+  /** True when `value` is a finished request's result, returned again without executing. */
   replayed: boolean;
 }
 
 /**
  * Runs `execute` once per (winery, route, key): a replay from KV when cached (one KV read), else
- * one transaction that claims the key, executes, and stores the response with the write. The
- * payload is fingerprinted as canonical JSON, so key order and whitespace do not matter.
+ * one transaction that claims the key, executes, and stores the result with the write. A replay is
+ * the first result's JSON text parsed back, so it serialises to the same bytes.
  */
-export async function runIdempotently(
-  deps: IdempotencyDeps,
+export async function runIdempotently<T>(
+  db: Database,
   scope: IdempotencyScope,
-  payload: unknown,
-  execute: (tx: TxDb) => Promise<StoredResponse>,
-): Promise<IdempotentResult> {
-  const hash = await requestHash(payload);
-  const cached = await replayFromCache(deps.kv, scope, hash);
-  if (cached) return { response: cached, replayed: true };
+  options: IdempotencyOptions,
+  execute: (tx: TxDb) => Promise<T>,
+): Promise<IdempotentResult<T>> {
+  const hash = await requestHash(options.payload);
+  const replay = (body: string) => ({ value: JSON.parse(body) as T, replayed: true });
+  const cached = await replayFromCache(options.cache, scope, hash);
+  if (cached !== undefined) return replay(cached);
 
-  const result = await deps.db.transaction(async (tx): Promise<IdempotentResult> => {
+  const outcome = await db.transaction(async (tx) => {
     const previous = await claimIdempotencyKey(tx, scope, hash);
-    if (previous) return { response: previous, replayed: true };
-    const response = await execute(tx);
-    await completeIdempotencyKey(tx, scope, response);
-    return { response, replayed: false };
+    if (previous !== undefined) return { body: previous, replayed: true };
+    const body = JSON.stringify(await execute(tx));
+    await completeIdempotencyKey(tx, scope, body);
+    return { body, replayed: false };
   });
-  deps.waitUntil(cacheResponse(deps.kv, scope, hash, result.response));
-  return result;
+  options.waitUntil(cacheResponse(options.cache, scope, hash, outcome.body));
+  return outcome.replayed
+    ? replay(outcome.body)
+    : { value: JSON.parse(outcome.body) as T, replayed: false };
 }

@@ -1,13 +1,13 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import type { HttpDb, TxDb } from "../../db/client";
+import { runAtomically } from "../../db/atomic";
+import type { Database, HttpDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
 import { orderItems, orders, salesChannels } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import { DuplicateOrderError, NotFoundError } from "../../lib/errors";
 import type { ExternalOrder, Order } from "../../schemas/orders";
 import {
-  type IdempotencyDeps,
+  type IdempotencyOptions,
   type IdempotentResult,
   runIdempotently,
 } from "../idempotency/idempotency";
@@ -16,13 +16,10 @@ import { itemValues, orderValues, toOrder } from "./order-record";
 
 export const ORDER_IMPORT_ROUTE = "POST /v4/order-import";
 
-export interface ImportOrderRequest {
-  wineryId: string;
+export interface ImportOrderInput {
+  /** The sales channel of the key's winery that the order is imported on. */
   apiChannelKey: string;
   order: ExternalOrder;
-  /** The body as the client sent it, for the idempotency fingerprint. */
-  rawBody: unknown;
-  idempotencyKey?: string;
 }
 
 /** The sales channel named by apiChannelKey, as SQL: null when the winery has no such channel. */
@@ -36,8 +33,8 @@ function channelIdOf(wineryId: string, apiChannelKey: string): SQL {
  * The three statements that import an order: the order, its items, its receipt. Nothing is read
  * first: the channel is resolved inside the order's INSERT (an unknown one leaves channel_id null,
  * which the orders_source check refuses) and the later statements find the order by its key
- * (winery, channel, external id). So they run as one HTTP batch, or one after the other inside an
- * interactive transaction. A second import of the external id fails the order's unique key.
+ * (winery, channel, external id), so they can run atomically without reading anything back. A
+ * second import of the external id fails the order's unique key.
  */
 function orderImportStatements<D extends AnyDb>(
   db: D,
@@ -78,67 +75,42 @@ function orderImportStatements<D extends AnyDb>(
 type OrderRow = typeof orders.$inferSelect;
 type ItemRow = typeof orderItems.$inferSelect;
 
-function storedOrder(apiChannelKey: string, [order]: OrderRow[], items: ItemRow[] = []): Order {
-  if (!order) throw new Error("order insert returned no row");
-  return toOrder({ ...order, items, channel: { apiChannelKey } });
-}
-
-/** One HTTP round trip: the statements as one atomic batch. */
-async function writeOrderInBatch(
-  db: HttpDb,
-  wineryId: string,
-  apiChannelKey: string,
-  input: ExternalOrder,
-) {
-  const { insertOrder, insertItems, issueReceipt } = orderImportStatements(
-    db,
-    wineryId,
-    apiChannelKey,
-    input,
-  );
-  if (!insertItems) {
-    const [orderRows] = await db.batch([insertOrder, issueReceipt]);
-    return storedOrder(apiChannelKey, orderRows);
-  }
-  const [orderRows, itemRows] = await db.batch([
-    insertOrder,
-    insertItems,
-    issueReceipt,
-  ] as const satisfies readonly BatchItem<"pg">[]);
-  return storedOrder(apiChannelKey, orderRows, itemRows);
-}
-
 /**
- * The same statements in the caller's transaction (the Idempotency-Key path, and the seed, which
- * writes demo orders the way E1 does). Any Drizzle Postgres handle will do.
+ * Writes the order, its items and its receipt atomically: one HTTP batch on the Neon HTTP driver,
+ * or one statement after the other inside the caller's transaction (the Idempotency-Key path, and
+ * the seed, which writes demo orders the way E1 does).
  */
 export async function writeOrder(
-  tx: AnyDb,
+  db: AnyDb,
   wineryId: string,
   apiChannelKey: string,
   input: ExternalOrder,
-) {
-  const { insertOrder, insertItems, issueReceipt } = orderImportStatements(
-    tx,
-    wineryId,
-    apiChannelKey,
-    input,
-  );
-  const orderRows = await insertOrder;
-  const itemRows = insertItems ? await insertItems : [];
-  await issueReceipt;
-  return storedOrder(apiChannelKey, orderRows, itemRows);
+): Promise<Order> {
+  const [orderRows, ...rest] = await runAtomically(db, (handle) => {
+    const { insertOrder, insertItems, issueReceipt } = orderImportStatements(
+      handle,
+      wineryId,
+      apiChannelKey,
+      input,
+    );
+    return insertItems ? [insertOrder, insertItems, issueReceipt] : [insertOrder, issueReceipt];
+  });
+  const [order] = orderRows as OrderRow[];
+  if (!order) throw new Error("order insert returned no row");
+  const items = rest.length === 2 ? (rest[0] as ItemRow[]) : [];
+  return toOrder({ ...order, items, channel: { apiChannelKey } });
 }
 
 /** The order's key conflicts, or its channel is unknown: say so in the interface's terms. */
 async function explainWriteError(
   error: unknown,
   db: HttpDb,
-  request: ImportOrderRequest,
+  wineryId: string,
+  input: ImportOrderInput,
 ): Promise<never> {
   const pg = postgresError(error);
   if (pg?.code === "23514" && pg.constraint === "orders_source") {
-    throw new NotFoundError("Sales channel", request.apiChannelKey);
+    throw new NotFoundError("Sales channel", input.apiChannelKey);
   }
   if (pg?.code === "23505" && pg.constraint === "orders_channel_external_id") {
     const [existing] = await db
@@ -146,9 +118,9 @@ async function explainWriteError(
       .from(orders)
       .where(
         and(
-          eq(orders.wineryId, request.wineryId),
-          eq(orders.channelId, channelIdOf(request.wineryId, request.apiChannelKey)),
-          eq(orders.externalId, request.order.id),
+          eq(orders.wineryId, wineryId),
+          eq(orders.channelId, channelIdOf(wineryId, input.apiChannelKey)),
+          eq(orders.externalId, input.order.id),
         ),
       );
     throw new DuplicateOrderError(existing?.id ?? 0);
@@ -163,27 +135,21 @@ async function explainWriteError(
  * most one KV read (the replay cache) and one transaction that also claims the key.
  */
 export async function importOrder(
-  deps: IdempotencyDeps,
-  request: ImportOrderRequest,
-): Promise<IdempotentResult> {
-  const { wineryId, apiChannelKey, idempotencyKey, order } = request;
+  db: Database,
+  wineryId: string,
+  input: ImportOrderInput,
+  options: { idempotency?: IdempotencyOptions } = {},
+): Promise<IdempotentResult<Order>> {
+  const { apiChannelKey, order } = input;
   try {
-    if (idempotencyKey === undefined) {
-      const stored = await writeOrderInBatch(deps.db.http, wineryId, apiChannelKey, order);
-      return { response: { status: 200, body: JSON.stringify(stored) }, replayed: false };
+    if (!options.idempotency) {
+      return { value: await writeOrder(db.http, wineryId, apiChannelKey, order), replayed: false };
     }
-    // The channel is part of the fingerprint: one key on two channels is two different requests.
-    const scope = { wineryId, route: ORDER_IMPORT_ROUTE, key: idempotencyKey };
-    return await runIdempotently(
-      deps,
-      scope,
-      { apiChannelKey, body: request.rawBody },
-      async (tx: TxDb) => {
-        const stored = await writeOrder(tx, wineryId, apiChannelKey, order);
-        return { status: 200, body: JSON.stringify(stored) };
-      },
+    const scope = { wineryId, route: ORDER_IMPORT_ROUTE, key: options.idempotency.key };
+    return await runIdempotently(db, scope, options.idempotency, (tx) =>
+      writeOrder(tx, wineryId, apiChannelKey, order),
     );
   } catch (error) {
-    return explainWriteError(error, deps.db.http, request);
+    return explainWriteError(error, db.http, wineryId, input);
   }
 }

@@ -1,13 +1,13 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import { toSnakeCase } from "drizzle-orm/casing";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import type { HttpDb } from "../../db/client";
+import { runAtomically } from "../../db/atomic";
+import type { Database } from "../../db/client";
 import { orderItems, orders } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import type { ExternalOrder } from "../../schemas/orders";
 import {
-  type IdempotencyDeps,
+  type IdempotencyOptions,
   type IdempotentResult,
   runIdempotently,
 } from "../idempotency/idempotency";
@@ -69,75 +69,47 @@ function upsertStatements<D extends AnyDb>(db: D, owner: ShopOrderOwner, input: 
 }
 
 /**
- * E19. One round trip, atomic: a Neon HTTP batch (one transaction) that upserts the order on
- * (winery, plugin tag, external id), deletes its items and inserts the new ones. The items find
- * their order through a subquery on that key, so nothing has to be read first. Concurrent
- * re-posts converge on one row: under READ COMMITTED (the batch default) ON CONFLICT DO UPDATE
- * waits for, then locks the order row until its transaction ends, so the delete-and-insert of
- * items runs one request at a time.
+ * Upserts the order atomically: one HTTP batch (one transaction) on the Neon HTTP driver, or the
+ * same statements inside the caller's transaction (the Idempotency-Key path). The items find their
+ * order through a subquery on the upsert key, so nothing has to be read first. Concurrent re-posts
+ * converge on one row: under READ COMMITTED ON CONFLICT DO UPDATE waits for, then locks the order
+ * row until its transaction ends, so the delete-and-insert of items runs one request at a time.
  */
-export async function upsertShopOrder(
-  db: HttpDb,
-  owner: ShopOrderOwner,
-  input: ExternalOrder,
-): Promise<number> {
-  const { upsert, removeItems, insertItems } = upsertStatements(db, owner, input);
-  const statements: [BatchItem<"pg">, ...BatchItem<"pg">[]] = [upsert, removeItems];
-  if (insertItems) statements.push(insertItems);
-  const [upserted] = (await db.batch(statements)) as [{ id: number }[]];
-  return orderIdOf(upserted);
-}
-
-/** The same statements inside the caller's transaction (the Idempotency-Key path). */
-export async function upsertShopOrderIn(
-  tx: AnyDb,
-  owner: ShopOrderOwner,
-  input: ExternalOrder,
-): Promise<number> {
-  const { upsert, removeItems, insertItems } = upsertStatements(tx, owner, input);
-  const upserted = await upsert;
-  await removeItems;
-  if (insertItems) await insertItems;
-  return orderIdOf(upserted);
-}
-
-function orderIdOf(upserted: { id: number }[]): number {
-  const row = upserted[0];
+export async function writeShopOrder(db: AnyDb, owner: ShopOrderOwner, input: ExternalOrder) {
+  const [upserted] = await runAtomically(db, (handle) => {
+    const { upsert, removeItems, insertItems } = upsertStatements(handle, owner, input);
+    return insertItems ? [upsert, removeItems, insertItems] : [upsert, removeItems];
+  });
+  const row = (upserted as { id: number }[])[0];
   if (!row) throw new Error("shop order upsert returned no row");
   return row.id;
 }
 
 export const SHOP_ORDER_ROUTE = "POST /v2/shopplugin/orders";
 
-export interface ReceiveShopOrderRequest extends ShopOrderOwner {
+export interface ShopOrderInput {
+  /** The storefront plugin (E19 `tagName`). */
+  tagName: string;
   order: ExternalOrder;
-  /** The body as sent (the document's JSON text), for the idempotency fingerprint. */
-  document: string;
-  idempotencyKey?: string;
 }
 
 /**
- * E19's answer: 201 with the order id as a JSON string. Without an Idempotency-Key, one atomic
- * batch; with one, the shared idempotency rules (replay, 409 in flight, 422 on another document)
- * at one KV read plus one transaction.
+ * E19: the order's id, as a string. Without an Idempotency-Key, one atomic batch; with one, the
+ * shared idempotency rules (replay, 409 in flight, 422 on another document) at one KV read plus
+ * one transaction.
  */
 export async function receiveShopOrder(
-  deps: IdempotencyDeps,
-  request: ReceiveShopOrderRequest,
-): Promise<IdempotentResult> {
-  const owner = { wineryId: request.wineryId, tagName: request.tagName };
-  const answer = (id: number) => ({ status: 201, body: JSON.stringify(String(id)) });
-  if (request.idempotencyKey === undefined) {
-    return {
-      response: answer(await upsertShopOrder(deps.db.http, owner, request.order)),
-      replayed: false,
-    };
+  db: Database,
+  wineryId: string,
+  input: ShopOrderInput,
+  options: { idempotency?: IdempotencyOptions } = {},
+): Promise<IdempotentResult<string>> {
+  const owner = { wineryId, tagName: input.tagName };
+  if (!options.idempotency) {
+    return { value: String(await writeShopOrder(db.http, owner, input.order)), replayed: false };
   }
-  const scope = { wineryId: owner.wineryId, route: SHOP_ORDER_ROUTE, key: request.idempotencyKey };
-  return runIdempotently(
-    deps,
-    scope,
-    { tagName: owner.tagName, document: request.document },
-    async (tx) => answer(await upsertShopOrderIn(tx, owner, request.order)),
+  const scope = { wineryId, route: SHOP_ORDER_ROUTE, key: options.idempotency.key };
+  return runIdempotently(db, scope, options.idempotency, async (tx) =>
+    String(await writeShopOrder(tx, owner, input.order)),
   );
 }

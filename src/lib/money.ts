@@ -1,9 +1,41 @@
 /**
+ * Money is integer cents. Every amount, and every sum or product derived from amounts, must stay
+ * within ±(2^53-1) so that JavaScript numbers and Postgres int8 hold it exactly (decisions.md,
+ * "Hostile input"). One rounding rule for the whole service: half away from zero.
+ */
+
+export const MAX_SAFE_CENTS = Number.MAX_SAFE_INTEGER;
+
+/** Rounds half away from zero: 0.5 -> 1, -0.5 -> -1, 2.4999 -> 2. The one money rounding. */
+export function roundHalfAwayFromZero(value: number): number {
+  const magnitude = Math.floor(Math.abs(value) + 0.5);
+  return value < 0 ? -magnitude || 0 : magnitude;
+}
+
+export const isSafeCents = (value: number): boolean =>
+  Number.isSafeInteger(value) && Math.abs(value) <= MAX_SAFE_CENTS;
+
+/** The sum of cent amounts, or undefined when it (or any part) leaves the safe range. */
+export function sumCents(values: Iterable<number>): number | undefined {
+  let total = 0;
+  for (const value of values) {
+    total += value;
+    if (!isSafeCents(value) || !isSafeCents(total)) return undefined;
+  }
+  return total;
+}
+
+/** unit × quantity, or undefined when the product leaves the safe range. */
+export function multiplyCents(unitCents: number, quantity: number): number | undefined {
+  const product = unitCents * quantity;
+  return isSafeCents(product) ? product : undefined;
+}
+
+/**
  * Exact conversion of decimal amounts in major units ("19.99", 19.99) to integer cents. Never
  * multiplies floats: `19.99 * 100` is 1998.9999999999998. The decimal text is split into digits
  * and rounded half away from zero past the second decimal ("1.005" -> 101, "-1.005" -> -101).
  */
-
 export type CentsResult = { ok: true; cents: number } | { ok: false; message: string };
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;

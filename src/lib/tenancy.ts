@@ -1,0 +1,15 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { ForbiddenError } from "./errors";
+
+/**
+ * A wineryId that arrives in a path, query or body must be the API key's winery (403 otherwise).
+ * Absent is fine: the key's winery applies. Every query filters by the key's winery regardless, so
+ * this check only turns a foreign id into a clear 403 instead of an empty answer.
+ */
+export function assertOwnWinery(c: Context<AppEnv>, wineryId: string | null | undefined): void {
+  if (wineryId == null) return;
+  if (wineryId.toLowerCase() !== c.get("principal").wineryId.toLowerCase()) {
+    throw new ForbiddenError();
+  }
+}

@@ -1,0 +1,159 @@
+import { z } from "@hono/zod-openapi";
+import { AMOUNT_FORMAT_MESSAGE, decimalToCents } from "../lib/money";
+
+/**
+ * The WooCommerce REST API order (wc/v3 `GET /orders/{id}`), reduced to the fields E19 uses (the
+ * mapping onto ExternalOrder is src/services/orders/woocommerce.ts). Amounts arrive in major units, as decimal strings ("19.99") or,
+ * for a line item's `price`, as a JSON number; they become exact integer cents (see money.ts).
+ * Unknown fields are ignored, never stored.
+ */
+
+/** One field's cap: unit prices and VAT are int32 cents in the database. */
+export const MAX_AMOUNT_CENTS = 2_147_483_647;
+
+function amount({ negative = false } = {}) {
+  return z
+    .union([z.string(), z.number()], {
+      error: (issue) => (issue.input === undefined ? "is required" : AMOUNT_FORMAT_MESSAGE),
+    })
+    .transform((value, ctx) => {
+      const result = decimalToCents(value);
+      let message: string | undefined;
+      if (!result.ok) message = result.message;
+      else if (result.cents < 0 && !negative) message = "must not be negative";
+      else if (Math.abs(result.cents) > MAX_AMOUNT_CENTS)
+        message = "is out of range (at most 21474836.47)";
+      if (!result.ok || message) {
+        ctx.addIssue({ code: "custom", message: message ?? AMOUNT_FORMAT_MESSAGE });
+        return z.NEVER;
+      }
+      return result.cents;
+    });
+}
+
+const text = (max = 500) => z.string().max(max).nullish();
+const wooId = z.int().positive();
+
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|[+-](\d{2}):(\d{2}))?$/;
+
+/**
+ * The calendar day of a WooCommerce date-time. Without an offset the text is read as UTC (the
+ * `_gmt` fields are UTC; `date_created` is the shop's local time, whose own day is wanted).
+ */
+export function dayOf(text: string): string | undefined {
+  const m = DATE_TIME.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const local = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  const real =
+    local.getUTCFullYear() === y && local.getUTCMonth() === mo - 1 && local.getUTCDate() === d;
+  if (!real || h > 23 || mi > 59 || s > 59) return undefined;
+  const offsetMinutes = m[7] && m[7] !== "Z" ? Number(m[8]) * 60 + Number(m[9]) : 0;
+  const sign = m[7]?.startsWith("-") ? -1 : 1;
+  return new Date(local.getTime() - sign * offsetMinutes * 60_000).toISOString().slice(0, 10);
+}
+
+const dateTime = z
+  .string()
+  .refine((s) => dayOf(s) !== undefined, "must be a date-time like 2026-05-01T10:00:00")
+  .nullish();
+
+const AddressSchema = z.object({
+  first_name: text(),
+  last_name: text(),
+  company: text(),
+  address_1: text(),
+  address_2: text(),
+  city: text(),
+  state: text(),
+  postcode: text(50),
+  country: z
+    .string()
+    .regex(/^\s*([A-Za-z]{2})?\s*$/, "must be an ISO 3166-1 alpha-2 country code")
+    .nullish(),
+  email: text(320),
+  phone: text(50),
+});
+
+const MetaDataSchema = z
+  .array(z.object({ id: z.int().nullish(), key: z.string().max(500), value: z.unknown() }))
+  .max(1000);
+
+const LineItemSchema = z.object({
+  id: wooId.nullish(),
+  name: text(),
+  product_id: z.int().min(0).nullish(),
+  variation_id: z.int().min(0).nullish(),
+  sku: text(),
+  quantity: z.int().min(0),
+  price: amount().nullish(),
+  subtotal: amount().nullish(),
+  subtotal_tax: amount().nullish(),
+  total: amount(),
+  total_tax: amount().nullish(),
+  meta_data: MetaDataSchema.nullish(),
+});
+
+/** Fees may be negative: WooCommerce shops use them as ad-hoc discounts. */
+const FeeLineSchema = z.object({
+  id: wooId.nullish(),
+  name: text(),
+  total: amount({ negative: true }),
+  total_tax: amount({ negative: true }).nullish(),
+});
+
+export const WooCommerceOrderSchema = z.object({
+  id: z.union([wooId, z.string().regex(/^[1-9]\d{0,15}$/)], {
+    error: "must be the WooCommerce order id, a positive integer",
+  }),
+  number: text(100),
+  order_key: text(200),
+  status: text(100),
+  currency: text(10),
+  prices_include_tax: z.boolean().nullish(),
+  customer_id: z.int().min(0).nullish(),
+  date_created: dateTime,
+  date_created_gmt: dateTime,
+  date_paid_gmt: dateTime,
+  date_completed_gmt: dateTime,
+  billing: AddressSchema.nullish(),
+  shipping: AddressSchema.nullish(),
+  payment_method: text(),
+  payment_method_title: text(),
+  transaction_id: text(),
+  customer_note: text(5000),
+  discount_total: amount().nullish(),
+  discount_tax: amount().nullish(),
+  shipping_total: amount().nullish(),
+  shipping_tax: amount().nullish(),
+  total: amount(),
+  total_tax: amount().nullish(),
+  line_items: z.array(LineItemSchema).max(1000).default([]),
+  fee_lines: z.array(FeeLineSchema).max(1000).nullish(),
+  shipping_lines: z
+    .array(z.object({ id: wooId.nullish(), method_id: text(), method_title: text() }))
+    .max(1000)
+    .nullish(),
+  coupon_lines: z
+    .array(z.object({ id: wooId.nullish(), code: text() }))
+    .max(1000)
+    .nullish(),
+  meta_data: MetaDataSchema.nullish(),
+});
+
+export type WooCommerceOrder = z.infer<typeof WooCommerceOrderSchema>;
+
+/** Keys no ExternalOrder has and every WooCommerce REST order does. */
+const WOOCOMMERCE_KEYS = ["line_items", "order_key", "date_created_gmt", "shipping_lines"];
+
+export function looksLikeWooCommerce(document: Record<string, unknown>): boolean {
+  return WOOCOMMERCE_KEYS.some((key) => key in document);
+}
