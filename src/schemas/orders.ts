@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { multiplyCents, sumCents } from "../lib/money";
 import { CalendarDate, DateTime, FreeObject, Int32, Int64, Int64Id } from "./common";
 
 const text = (max = 500) => z.string().max(max).nullish();
@@ -86,9 +87,64 @@ export const ExternalOrderSchema = z
     sourceSyncedAt: DateTime.nullish(),
     totals: TotalsSchema.nullish(),
   })
+  .superRefine((order, ctx) => {
+    const amount = orderAmount(order);
+    if (!amount.ok) ctx.addIssue({ code: "custom", path: amount.path, message: amount.message });
+  })
   .openapi("ExternalOrder");
 
 export type ExternalOrder = z.infer<typeof ExternalOrderSchema>;
+
+type AmountResult =
+  | { ok: true; cents: number }
+  | { ok: false; path: PropertyKey[]; message: string };
+const OUT_OF_RANGE = "is out of range: amounts and their sums must stay within ±(2^53-1) cents";
+
+/**
+ * The amount an order was paid: amountCents as sent, else totals.totalCents, else the items
+ * (amountCents, or unitPriceCents × quantity) plus shipment minus discount. Every product and sum
+ * on the way must stay within the safe range, and the total must not be negative (decisions.md,
+ * "Hostile input"): the schema refuses such an order, naming the field, so the services never
+ * derive an amount they could not store.
+ */
+export function orderAmount(order: {
+  amountCents?: number | null;
+  amountShipmentCents?: number | null;
+  amountDiscountCents?: number | null;
+  totals?: { totalCents?: number | null } | null;
+  items?:
+    | { amountCents?: number | null; unitPriceCents?: number | null; quantity?: number | null }[]
+    | null;
+}): AmountResult {
+  const lines: number[] = [];
+  for (const [index, item] of (order.items ?? []).entries()) {
+    const line = item.amountCents ?? multiplyCents(item.unitPriceCents ?? 0, item.quantity ?? 1);
+    if (line === undefined)
+      return { ok: false, path: ["items", index, "unitPriceCents"], message: OUT_OF_RANGE };
+    lines.push(line);
+  }
+  const itemsTotal = sumCents(lines);
+  if (itemsTotal === undefined) return { ok: false, path: ["items"], message: OUT_OF_RANGE };
+  if (order.totals?.totalCents != null && order.totals.totalCents < 0) {
+    return { ok: false, path: ["totals", "totalCents"], message: "must not be negative" };
+  }
+  if (order.amountCents != null) return { ok: true, cents: order.amountCents };
+  if (order.totals?.totalCents != null) return { ok: true, cents: order.totals.totalCents };
+  const derived = sumCents([
+    itemsTotal,
+    order.amountShipmentCents ?? 0,
+    -(order.amountDiscountCents ?? 0),
+  ]);
+  if (derived === undefined) return { ok: false, path: ["amountCents"], message: OUT_OF_RANGE };
+  if (derived < 0) {
+    return {
+      ok: false,
+      path: ["amountCents"],
+      message: `the items plus shipment minus discount come to ${derived}, a negative total`,
+    };
+  }
+  return { ok: true, cents: derived };
+}
 export type ExternalOrderItem = z.infer<typeof ExternalOrderItemSchema>;
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();

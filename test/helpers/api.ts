@@ -1,4 +1,5 @@
 import { exports } from "cloudflare:workers";
+import { assertDocumented } from "./documented-responses";
 
 export interface ApiRequest {
   method?: string;
@@ -9,8 +10,12 @@ export interface ApiRequest {
   headers?: Record<string, string>;
 }
 
-/** Calls the Worker under test, as an integrator would, at `/api{path}`. */
-export function api(path: string, request: ApiRequest = {}): Promise<Response> {
+/**
+ * Calls the Worker under test, as an integrator would, at `/api{path}`. Every answer is checked
+ * against the OpenAPI document (X-Request-Id, problem+json errors, the schema declared for its
+ * status), so the document cannot lie about any answer a test receives.
+ */
+export async function api(path: string, request: ApiRequest = {}): Promise<Response> {
   const headers = new Headers(request.headers);
   if (request.key) headers.set("APIKey", request.key);
   let body: string | undefined = request.rawBody;
@@ -18,11 +23,11 @@ export function api(path: string, request: ApiRequest = {}): Promise<Response> {
     body = JSON.stringify(request.body);
     if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
   }
-  return exports.default.fetch(`http://api.test/api${path}`, {
-    method: request.method ?? (body === undefined ? "GET" : "POST"),
-    headers,
-    body,
-  });
+  const url = `http://api.test/api${path}`;
+  const method = request.method ?? (body === undefined ? "GET" : "POST");
+  const response = await exports.default.fetch(url, { method, headers, body });
+  await assertDocumented(method, url, response);
+  return response;
 }
 
 export interface ProblemBody {

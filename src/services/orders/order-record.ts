@@ -1,5 +1,5 @@
 import type { orderItems, orders, salesChannels } from "../../db/schema";
-import type { ExternalOrder, Order } from "../../schemas/orders";
+import { type ExternalOrder, type Order, orderAmount } from "../../schemas/orders";
 
 type OrderRow = typeof orders.$inferSelect;
 type OrderInsert = typeof orders.$inferInsert;
@@ -11,15 +11,11 @@ export type OrderWithItems = OrderRow & {
   channel: Pick<typeof salesChannels.$inferSelect, "apiChannelKey"> | null;
 };
 
-/** The amount paid: as sent, else the totals, else the items plus shipment minus discount. */
+/** The amount paid (see orderAmount); the route schema has already refused orders without one. */
 export function orderAmountCents(input: ExternalOrder): number {
-  if (input.amountCents != null) return input.amountCents;
-  if (input.totals?.totalCents != null) return input.totals.totalCents;
-  const items = (input.items ?? []).reduce(
-    (sum, item) => sum + (item.amountCents ?? (item.unitPriceCents ?? 0) * (item.quantity ?? 1)),
-    0,
-  );
-  return Math.max(0, items + (input.amountShipmentCents ?? 0) - (input.amountDiscountCents ?? 0));
+  const amount = orderAmount(input);
+  if (!amount.ok) throw new Error(`unvalidated order amount at ${amount.path.join(".")}`);
+  return amount.cents;
 }
 
 const todayUtc = () => new Date().toISOString().slice(0, 10);

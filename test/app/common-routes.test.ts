@@ -1,0 +1,123 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, expectProblem } from "../helpers/api";
+import { assertDocumented } from "../helpers/documented-responses";
+import { createTenant, type TestTenant } from "../helpers/factories";
+
+/**
+ * The checks every operation of the document must pass, walked from /api/openapi.json itself: a
+ * route added later is covered the moment it is documented, without a new line here.
+ */
+interface Operation {
+  method: string;
+  path: string;
+  parameters?: { name: string; in: string; schema?: { type?: string; format?: string } }[];
+  requestBody?: unknown;
+}
+
+const doc = (await (await api("/openapi.json")).json()) as {
+  paths: Record<string, Record<string, Omit<Operation, "method" | "path">>>;
+};
+const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })),
+);
+const authenticated = operations.filter((op) => /^\/api\/v[234]\//.test(op.path));
+const withBody = authenticated.filter((op) => op.requestBody !== undefined);
+
+/** A concrete URL for a path template: sample values of each parameter's type. */
+function urlOf(op: Operation): string {
+  const sample = (name: string) => {
+    const schema = op.parameters?.find((p) => p.name === name)?.schema ?? {};
+    if (schema.format === "uuid") return crypto.randomUUID();
+    if (schema.type === "integer") return "1";
+    return "sample";
+  };
+  return op.path.replace(/^\/api/, "").replace(/\{([^}]+)\}/g, (_, name: string) => sample(name));
+}
+
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+
+describe("every operation of the document", () => {
+  it("lists the versioned operations", () => {
+    expect(authenticated.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it.each(authenticated.map((op) => [`${op.method} ${op.path}`, op] as const))(
+    "%s: 401 UNAUTHENTICATED without APIKey",
+    async (_, op) => {
+      const response = await api(urlOf(op), {
+        method: op.method,
+        ...(op.requestBody !== undefined && { body: {} }),
+      });
+      await expectProblem(response, 401, "UNAUTHENTICATED");
+    },
+  );
+
+  it.each(withBody.map((op) => [`${op.method} ${op.path}`, op] as const))(
+    "%s: 415 for a body that is not JSON, 415 for a compressed body, 400 MALFORMED_JSON for broken JSON",
+    async (_, op) => {
+      const url = urlOf(op);
+      const base = { method: op.method, key: tenant.apiKey };
+      await expectProblem(
+        await api(url, { ...base, rawBody: "a=1", headers: { "Content-Type": "text/plain" } }),
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+      );
+      await expectProblem(
+        await api(url, {
+          ...base,
+          rawBody: "{}",
+          headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" },
+        }),
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+      );
+      await expectProblem(
+        await api(url, {
+          ...base,
+          rawBody: '{"broken": ',
+          headers: { "Content-Type": "application/json" },
+        }),
+        400,
+        "MALFORMED_JSON",
+      );
+    },
+  );
+
+  it("answers unknown routes with a problem and X-Request-Id", async () => {
+    const response = await api("/v2/no-such-route", { key: tenant.apiKey });
+    await expectProblem(response, 404, "NOT_FOUND");
+  });
+});
+
+describe("the documented-schema check itself", () => {
+  const json = (body: unknown, status = 200, type = "application/json") =>
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { "Content-Type": type, "X-Request-Id": "r-1" },
+    });
+
+  it("refuses a body that does not match the declared schema", async () => {
+    await expect(
+      assertDocumented("POST", "http://x/api/v2/contacts", json({ id: "not a number" })),
+    ).rejects.toThrow(/does not match the documented schema/);
+  });
+
+  it("refuses an undeclared status, a missing X-Request-Id and a non-problem error", async () => {
+    await expect(
+      assertDocumented(
+        "POST",
+        "http://x/api/v2/contacts",
+        json({}, 418, "application/problem+json"),
+      ),
+    ).rejects.toThrow(/not declared/);
+    await expect(
+      assertDocumented("GET", "http://x/api/health", new Response("{}", { status: 200 })),
+    ).rejects.toThrow(/X-Request-Id/);
+    await expect(
+      assertDocumented("POST", "http://x/api/v2/contacts", json({}, 400)),
+    ).rejects.toThrow(/problem\+json/);
+  });
+});
