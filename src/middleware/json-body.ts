@@ -40,8 +40,9 @@ const limitBody = bodyLimit({
  * know their names: see SafeString.)
  */
 const checkQuery = createMiddleware<AppEnv>(async (c, next) => {
-  const query = c.req.queries();
-  const errors = inspectJson(query).map((error) => ({ ...error, path: `query.${error.path}` }));
+  const errors = Object.entries(c.req.queries()).flatMap(([name, values]) =>
+    inspectJson([name, ...values]).map(({ message }) => ({ path: `query.${name}`, message })),
+  );
   if (errors.length > 0) throw new ValidationError(errors);
   await next();
 });

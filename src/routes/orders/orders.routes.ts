@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { SafeString } from "../../schemas/common";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import {
   ExternalOrderSchema,
@@ -25,9 +26,7 @@ export const importOrderRoute = createRoute({
     "Imports an order on the sales channel named by apiChannelKey (a channel of the API key's winery; otherwise 404). The order, its items and its fiscal receipt (receiptType ORDER, fiscalOperation RECEIPT, status CREATED, the winery's next progressiveNumber) are written in one transaction. `id` is the order's id in the source system and is unique per channel: importing it again without an Idempotency-Key is 409 DUPLICATE_ORDER with the existing `orderId`. Terminal context travels in sourceExternal.type. Amounts are integer cents, VAT included.",
   request: {
     params: z.object({
-      apiChannelKey: z
-        .string()
-        .min(1)
+      apiChannelKey: SafeString.min(1)
         .max(200)
         .openapi({ param: { name: "apiChannelKey", in: "path" } }),
     }),

@@ -1,0 +1,263 @@
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import { externalOrder, importedOrder } from "../helpers/orders";
+
+/**
+ * decisions.md "Hostile input": each of these is a 400 naming the field, never a 500, and the
+ * database holds nothing from the request afterwards. Bodies are written as JSON text, because
+ * some of them (a lone surrogate, 40 levels of nesting) are what a hostile client sends, not what
+ * JSON.stringify makes of a JavaScript value.
+ */
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+
+const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
+const unique = () => crypto.randomUUID().slice(0, 8);
+
+interface WriteRoute {
+  name: string;
+  /** A valid body as JSON text, with `@FIELD@` where the hostile value goes (a JSON value). */
+  send(tag: string, hostile: string): Promise<Response>;
+  /** How many rows the request with this tag left in the database. */
+  written(tag: string): Promise<number>;
+  /** Where the hostile value sits, as errors[].path names it. */
+  field: string;
+}
+
+const count = async (query: ReturnType<typeof sql>) =>
+  Number(((await testDb().execute<{ n: string }>(query)).rows[0] as { n: string }).n);
+
+const rawPost = (path: string, text: string, method = "POST") =>
+  api(path, {
+    method,
+    key: tenant.apiKey,
+    rawBody: text,
+    headers: { "Content-Type": "application/json" },
+  });
+
+const routes: WriteRoute[] = [
+  {
+    name: "E1 order import (notes)",
+    field: "notes",
+    send: (tag, hostile) =>
+      rawPost(
+        `/v4/order-import/${tenant.apiChannelKey}`,
+        JSON.stringify(externalOrder({ id: tag })).replace(/}$/, `,"notes":${hostile}}`),
+      ),
+    written: (tag) =>
+      count(
+        sql`select count(*) n from orders where winery_id = ${tenant.wineryId} and external_id = ${tag}`,
+      ),
+  },
+  {
+    name: "E1 order import (extraMetadata, free-form)",
+    field: "extraMetadata.x",
+    send: (tag, hostile) =>
+      rawPost(
+        `/v4/order-import/${tenant.apiChannelKey}`,
+        JSON.stringify({ ...externalOrder({ id: tag }), extraMetadata: undefined }).replace(
+          /}$/,
+          `,"extraMetadata":{"x":${hostile}}}`,
+        ),
+      ),
+    written: (tag) =>
+      count(
+        sql`select count(*) n from orders where winery_id = ${tenant.wineryId} and external_id = ${tag}`,
+      ),
+  },
+  {
+    name: "E13 contact upsert (firstName)",
+    field: "firstName",
+    send: (tag, hostile) =>
+      rawPost(
+        "/v2/contacts",
+        `{"contactType":"MASTER","countryIso":"IT","email":"${tag}@example.com","lastName":"Rossi","phoneNumber":"+39 1","firstName":${hostile}}`,
+      ),
+    written: (tag) =>
+      count(
+        sql`select count(*) n from contacts where winery_id = ${tenant.wineryId} and email = ${`${tag}@example.com`}`,
+      ),
+  },
+  {
+    name: "E13 contact upsert (otherData, free-form)",
+    field: "otherData.x",
+    send: (tag, hostile) =>
+      rawPost(
+        "/v2/contacts",
+        `{"contactType":"MASTER","countryIso":"IT","email":"${tag}@example.com","firstName":"G","lastName":"Rossi","phoneNumber":"+39 1","otherData":{"x":${hostile}}}`,
+      ),
+    written: (tag) =>
+      count(
+        sql`select count(*) n from contacts where winery_id = ${tenant.wineryId} and email = ${`${tag}@example.com`}`,
+      ),
+  },
+  {
+    name: "E19 shop-plugin order (notes inside the document)",
+    field: "notes",
+    send: (tag, hostile) =>
+      rawPost(
+        `/v2/shopplugin/orders?tagName=pos&wineryId=${tenant.wineryId}`,
+        JSON.stringify(`{"id":"${tag}","amountCents":100,"notes":${hostile}}`),
+      ),
+    written: (tag) =>
+      count(
+        sql`select count(*) n from orders where winery_id = ${tenant.wineryId} and external_id = ${tag}`,
+      ),
+  },
+];
+
+const hostileValues: [string, (field: string) => string, string][] = [
+  ["a NUL character", () => '"a\\u0000b"', "NUL"],
+  ["a lone surrogate", () => '"\\ud800x"', "surrogate"],
+  ["nesting past 32 levels", () => deep(40), "nested deeper than 32"],
+];
+
+describe.each(routes)("$name", (route) => {
+  it.each(hostileValues)(
+    "refuses %s with 400 naming the field, writing nothing",
+    async (_, value, hint) => {
+      const tag = `HOSTILE-${unique()}`;
+      const problem = await expectProblem(
+        await route.send(tag, value(route.field)),
+        400,
+        "VALIDATION_ERROR",
+      );
+      const paths = problem.errors?.map((e) => e.path) ?? [];
+      expect(paths.some((p) => p.startsWith(route.field.split(".")[0] as string))).toBe(true);
+      expect(problem.errors?.map((e) => e.message).join(" ")).toContain(hint);
+      expect(await route.written(tag)).toBe(0);
+    },
+  );
+
+  it("refuses a NUL inside an object key, naming the key", async () => {
+    const tag = `HOSTILE-${unique()}`;
+    const problem = await expectProblem(
+      await route.send(tag, '{"k\\u0000ey": 1}'),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.[0]?.message).toContain("NUL");
+    expect(await route.written(tag)).toBe(0);
+  });
+});
+
+describe("date-times and dates outside the years 0001..9999", () => {
+  it.each([
+    ["9999-12-31T23:59:59-14:00", "sourceSyncedAt"],
+    ["0000-12-31T23:59:59Z", "sourceSyncedAt"],
+    ["0001-01-01T00:30:00+01:00", "sourceSyncedAt"],
+  ])("E1 refuses sourceSyncedAt %s", async (value, field) => {
+    const tag = `DATE-${unique()}`;
+    const response = await api(`/v4/order-import/${tenant.apiChannelKey}`, {
+      key: tenant.apiKey,
+      body: externalOrder({ id: tag, sourceSyncedAt: value }),
+    });
+    const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path)).toContain(field);
+  });
+
+  it.each(["0000-01-01", "2026-02-30"])("E1 refuses the date %s", async (date) => {
+    const response = await api(`/v4/order-import/${tenant.apiChannelKey}`, {
+      key: tenant.apiKey,
+      body: externalOrder({ id: `DATE-${unique()}`, date }),
+    });
+    const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path)).toContain("date");
+  });
+
+  it("E2 refuses expectedUpdatedAt in year 10000 UTC, and E17 a dateFrom in year 0", async () => {
+    const order = await importedOrder(tenant);
+    const e2 = await api(`/v4/orders/${order.id}`, {
+      method: "PUT",
+      key: tenant.apiKey,
+      body: { expectedUpdatedAt: "9999-12-31T23:59:59-14:00", notes: "x" },
+    });
+    expect((await expectProblem(e2, 400, "VALIDATION_ERROR")).errors?.[0]?.path).toBe(
+      "expectedUpdatedAt",
+    );
+    const e17 = await api("/v3/contacts/query", {
+      key: tenant.apiKey,
+      body: { dateFrom: "0000-12-31T23:59:59Z", dateTo: "2026-01-01T00:00:00Z" },
+    });
+    expect((await expectProblem(e17, 400, "VALIDATION_ERROR")).errors?.[0]?.path).toBe("dateFrom");
+  });
+});
+
+describe("money that overflows or goes negative", () => {
+  it.each([
+    [
+      "unit price × quantity over 2^53",
+      {
+        items: [{ sku: "X", unitPriceCents: 2_147_483_647, quantity: 2 ** 23 }],
+        amountCents: undefined,
+        totals: undefined,
+      },
+      "items[0].unitPriceCents",
+    ],
+    ["a negative totals.totalCents", { totals: { totalCents: -1 } }, "totals.totalCents"],
+    [
+      "an amount past the safe-integer range",
+      { amountDiscountCents: 2 ** 54 },
+      "amountDiscountCents",
+    ],
+  ])("E1 refuses %s, naming the field", async (_, overrides, path) => {
+    const tag = `MONEY-${unique()}`;
+    const response = await api(`/v4/order-import/${tenant.apiChannelKey}`, {
+      key: tenant.apiKey,
+      body: externalOrder({ id: tag, ...(overrides as object) }),
+    });
+    const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path)).toContain(path);
+  });
+});
+
+describe("path and query values", () => {
+  it("refuses a NUL in the E1 channel key, naming the parameter", async () => {
+    const response = await api("/v4/order-import/web%00shop", {
+      key: tenant.apiKey,
+      body: externalOrder(),
+    });
+    const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+    expect(problem.errors?.[0]?.path).toBe("param.apiChannelKey");
+  });
+
+  it("refuses a NUL in a query value, naming it", async () => {
+    const response = await api(`/v2/shopplugin/orders?tagName=po%00s&wineryId=${tenant.wineryId}`, {
+      key: tenant.apiKey,
+      body: JSON.stringify({ id: "A", amountCents: 1 }),
+    });
+    const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+    expect(problem.errors?.[0]?.path).toBe("query.tagName");
+  });
+});
+
+describe("free-form objects keep every key as sent", () => {
+  it("stores and answers __proto__ and constructor keys (E13 otherData, E1 userMetadata)", async () => {
+    const email = `proto-${unique()}@example.com`;
+    const response = await rawPost(
+      "/v2/contacts",
+      `{"contactType":"MASTER","countryIso":"IT","email":"${email}","firstName":"G","lastName":"R","phoneNumber":"1","otherData":{"__proto__":{"polluted":true},"constructor":"c","a":1}}`,
+    );
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('"__proto__":{"polluted":true}');
+    expect(text).toContain('"constructor":"c"');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+
+    const tag = `PROTO-${unique()}`;
+    const order = await rawPost(
+      `/v4/order-import/${tenant.apiChannelKey}`,
+      JSON.stringify({ ...externalOrder({ id: tag }), userMetadata: undefined }).replace(
+        /}$/,
+        ',"userMetadata":{"__proto__":{"x":1}}}',
+      ),
+    );
+    expect(order.status).toBe(200);
+    expect(await order.text()).toContain('"userMetadata":{"__proto__":{"x":1}}');
+  });
+});
