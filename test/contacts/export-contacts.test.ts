@@ -1,15 +1,20 @@
+import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createDatabase } from "../../src/db/client";
 import type {
   Contact,
   ContactExportV2,
   ContactExportV3,
   ContactInput,
 } from "../../src/schemas/contacts";
-import { EXPORT_BATCH_SIZE } from "../../src/services/contacts/export-contacts";
+import { EXPORT_BATCH_SIZE, exportBatchQuery } from "../../src/services/contacts/export-contacts";
 import { api, expectProblem } from "../helpers/api";
 import { createTenant, insertContacts, type TestTenant } from "../helpers/factories";
 import { importedOrder } from "../helpers/orders";
 import { countRoundTrips } from "../helpers/round-trips";
+
+const testDatabase = () => createDatabase(env, () => {});
 
 const routes = [
   ["E18", "/v2/contacts/query"],
@@ -101,8 +106,33 @@ describe("E17/E18 contacts export: happy", () => {
     await importedOrder(buyer, { buyerEmail: "someone.else@example.com", amountCents: 100 });
     // The same email at another winery is another customer.
     await importedOrder(tenant, { buyerEmail: email, amountCents: 999 });
+    // Cancelled orders are not paid, whichever storefront cancelled them (E1 or E19).
+    await importedOrder(buyer, { buyerEmail: email, amountCents: 4000, status: "CANCELLED" });
+    await api(`/v2/shopplugin/orders?tagName=pos&wineryId=${buyer.wineryId}`, {
+      key: buyer.apiKey,
+      body: JSON.stringify({
+        id: "CANCELLED-1",
+        buyerEmail: email,
+        amountCents: 3000,
+        status: "cancelled",
+      }),
+    });
     const [contact] = await exportAll<ContactExportV3>("/v3/contacts/query", buyer.apiKey);
     expect(contact?.contactValue).toBe(70);
+  });
+
+  it("walks the winery's contacts through the (winery_id, id) index", async () => {
+    const query = { wineryId: tenant.wineryId, ...wide };
+    // Without sequential scans the planner must still pick the winery-led index over the
+    // primary key: the keyset then never reads other wineries' rows.
+    const plan = await testDatabase().transaction(async (tx) => {
+      await tx.execute(sql`set local enable_seqscan = off`);
+      const result = await tx.execute<{ "QUERY PLAN": string }>(
+        sql`explain ${exportBatchQuery(query, "v3", "0", EXPORT_BATCH_SIZE)}`,
+      );
+      return result.rows.map((row) => row["QUERY PLAN"]).join("\n");
+    });
+    expect(plan).toMatch(/contacts_winery_id_idx/);
   });
 
   it.each(routes)("%s answers [] when nothing is in range", async (_, path) => {

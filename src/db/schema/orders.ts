@@ -131,7 +131,6 @@ export const idempotencyKeys = pgTable(
     route: text().notNull(),
     key: text().notNull(),
     requestHash: text().notNull(),
-    responseStatus: integer(),
     responseBody: text(),
     createdAt: timestampMs().notNull().defaultNow(),
     expiresAt: timestampMs().notNull(),

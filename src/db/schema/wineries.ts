@@ -7,6 +7,7 @@ import {
   jsonb,
   pgTable,
   text,
+  unique,
   uuid,
 } from "drizzle-orm/pg-core";
 import { idColumn, timestampMs, timestamps } from "./columns";
@@ -71,14 +72,15 @@ export const salesChannels = pgTable(
       .references(() => wineries.id),
     channelId: bigint({ mode: "number" }).generatedAlwaysAsIdentity(),
     name: text().notNull(),
-    apiChannelKey: text().notNull().unique(),
+    /** Unique per winery, not globally: two wineries may both name a channel `webshop`. */
+    apiChannelKey: text().notNull(),
     ecommerceUrl: text(),
     data: jsonb().$type<Record<string, unknown>>(),
     pointOfSaleSuiteId: uuid(),
     deletedAt: timestampMs(),
     ...timestamps,
   },
-  (t) => [index().on(t.wineryId)],
+  (t) => [unique("sales_channels_winery_api_channel_key").on(t.wineryId, t.apiChannelKey)],
 );
 
 export const wineryClosingPeriods = pgTable(

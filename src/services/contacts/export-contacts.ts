@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
+import { paidCentsOf } from "./paid";
 
 export type ContactExportShape = "v2" | "v3";
 
@@ -35,21 +36,37 @@ const V2_FIELDS = sql`
   'languageISO', c.language_iso,
   'province', c.province`;
 
-/**
- * v3 adds the privacy flags and the contact's value: what the contact has paid, in currency units,
- * summed over the winery's orders bought with the contact's email (imported orders are paid; no
- * refund exists for them yet, so net equals gross).
- */
+/** v3 adds the privacy flags and the contact's value: what it has paid, in currency units. */
 const V3_FIELDS = sql`${V2_FIELDS},
   'acceptedMarketing', c.accepted_marketing,
   'acceptedPrivacyTerms', c.accepted_privacy_terms,
   'acceptedProfiling', c.accepted_profiling,
   'manualMarketing', c.manual_marketing,
   'unsubscribed', c.unsubscribed,
-  'contactValue', coalesce((select sum(o.amount_cents) from orders o
-                   where o.winery_id = c.winery_id and o.buyer_email_key = c.email_key), 0)::float8 / 100`;
+  'contactValue', ${paidCentsOf(sql.raw("c"))}::float8 / 100`;
 
 const FIELDS: Record<ContactExportShape, SQL> = { v2: V2_FIELDS, v3: V3_FIELDS };
+
+/**
+ * One keyset batch: the winery's contacts after `afterId` in the range, as JSON text. It walks the
+ * (winery_id, id) index, so its cost does not grow with other wineries' contacts.
+ */
+export function exportBatchQuery(
+  query: ContactExportQuery,
+  shape: ContactExportShape,
+  afterId: string,
+  batchSize: number,
+): SQL {
+  return sql`
+      select c.id::text as id, json_build_object(${FIELDS[shape]})::text as doc
+      from contacts c
+      where c.winery_id = ${query.wineryId}
+        and c.id > ${afterId}::bigint
+        and ((c.created_at >= ${query.dateFrom}::timestamptz and c.created_at < ${query.dateTo}::timestamptz)
+          or (c.updated_at >= ${query.dateFrom}::timestamptz and c.updated_at < ${query.dateTo}::timestamptz))
+      order by c.winery_id, c.id
+      limit ${batchSize}`;
+}
 
 /**
  * E17/E18: contacts created or updated in [dateFrom, dateTo), ordered by id, as JSON documents,
@@ -64,15 +81,9 @@ export async function* exportContacts(
 ): AsyncGenerator<string[]> {
   let afterId = "0";
   for (;;) {
-    const result = await db.execute<{ id: string; doc: string }>(sql`
-      select c.id::text as id, json_build_object(${FIELDS[shape]})::text as doc
-      from contacts c
-      where c.winery_id = ${query.wineryId}
-        and c.id > ${afterId}::bigint
-        and ((c.created_at >= ${query.dateFrom}::timestamptz and c.created_at < ${query.dateTo}::timestamptz)
-          or (c.updated_at >= ${query.dateFrom}::timestamptz and c.updated_at < ${query.dateTo}::timestamptz))
-      order by c.id
-      limit ${batchSize}`);
+    const result = await db.execute<{ id: string; doc: string }>(
+      exportBatchQuery(query, shape, afterId, batchSize),
+    );
     const rows = result.rows;
     yield rows.map((row) => row.doc);
     const last = rows.at(-1);
