@@ -17,6 +17,7 @@ import { database } from "./middleware/database";
 import { jsonBody } from "./middleware/json-body";
 import { normalizeErrors } from "./middleware/normalize-errors";
 import { healthRoutes } from "./routes/system/health.routes";
+import { problemsRoutes } from "./routes/system/problems.routes";
 import { v2 } from "./routes/v2";
 import { v3 } from "./routes/v3";
 import { v4 } from "./routes/v4";
@@ -78,6 +79,7 @@ export function createApp() {
   }
 
   app.route("/", healthRoutes);
+  app.route("/", problemsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "APIKey", {
     type: "apiKey",
