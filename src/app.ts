@@ -1,4 +1,3 @@
-import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
@@ -17,7 +16,9 @@ import { requireApiKey } from "./middleware/authenticate";
 import { database } from "./middleware/database";
 import { jsonBody } from "./middleware/json-body";
 import { normalizeErrors } from "./middleware/normalize-errors";
+import { docsRoutes } from "./routes/system/docs.routes";
 import { healthRoutes } from "./routes/system/health.routes";
+import { problemsRoutes } from "./routes/system/problems.routes";
 import { v2 } from "./routes/v2";
 import { v3 } from "./routes/v3";
 import { v4 } from "./routes/v4";
@@ -84,6 +85,7 @@ export function createApp() {
   }
 
   app.route("/", healthRoutes);
+  app.route("/", problemsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "APIKey", {
     type: "apiKey",
@@ -103,7 +105,7 @@ export function createApp() {
     servers: [{ url: new URL(c.req.url).origin }],
     security: [{ APIKey: [] }],
   }));
-  app.get("/docs", Scalar({ url: "/api/openapi.json", pageTitle: "Winery API reference" }));
+  app.route("/", docsRoutes);
 
   app.notFound((c) =>
     problemResponse(c, new NotFoundError("Route", `${c.req.method} ${c.req.path}`)),

@@ -56,6 +56,37 @@ export const ERROR_TITLE: Record<ErrorCode, string> = {
   INTERNAL_ERROR: "Internal error",
 };
 
+/**
+ * When each code happens (decisions.md "Errors"): served at the problem's `type` URI,
+ * /api/problems/{slug}, and quoted in the OpenAPI document's error responses.
+ */
+export const ERROR_DESCRIPTION: Record<ErrorCode, string> = {
+  VALIDATION_ERROR:
+    "The body, path or query fails its schema or a business validation; `errors` names each field.",
+  MALFORMED_JSON: "The request body is not valid JSON.",
+  UNAUTHENTICATED: "The APIKey header is missing, unknown or revoked (one answer for all three).",
+  FORBIDDEN: "A wineryId in the path, query or body is not the API key's winery.",
+  NOT_FOUND:
+    "The resource does not exist in the API key's winery (other wineries' ids answer the same).",
+  STALE_UPDATE:
+    "The optimistic lock was lost: the resource changed since it was read. The body carries `currentUpdatedAt` (orders) or `currentVersion` (sessions); read it again and retry.",
+  CONFLICT:
+    "The request conflicts with the current state (an occupied slot, say); `detail` names what.",
+  DUPLICATE_ORDER:
+    "An order with this external id was already imported on this channel; the body carries its `orderId`.",
+  IDEMPOTENCY_KEY_IN_USE:
+    "A request with the same Idempotency-Key is still in flight; retry after `Retry-After` seconds.",
+  IDEMPOTENCY_KEY_REUSED: "The Idempotency-Key was already used with a different payload.",
+  PAYLOAD_TOO_LARGE: "The request body exceeds 1 MiB.",
+  UNSUPPORTED_MEDIA_TYPE: "The body was sent without a JSON content type (application/json).",
+  NOT_REFUNDABLE:
+    "The refund cannot be made: no in-house payment, nothing left to refund, or an amount over the refundable rest.",
+  SERVICE_UNAVAILABLE:
+    "The database cannot be reached; nothing was half-written. Retry after `Retry-After` seconds.",
+  INTERNAL_ERROR:
+    "An error the service did not intercept; contact the administrator with the `requestId`.",
+};
+
 /** The detail of INTERNAL_ERROR, as the interface words it. */
 export const INTERNAL_ERROR_DETAIL =
   "The error was not intercepted by the service; please contact the administrator.";

@@ -30,8 +30,27 @@ export interface ProblemResponse {
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
+/** Where problem types are described: GET /api/problems/{slug} (src/routes/system/problems.routes.ts). */
+export const PROBLEM_TYPE_BASE = "/api/problems/";
+
+/** STALE_UPDATE <-> stale-update. */
+export function problemSlug(code: ErrorCode): string {
+  return code.toLowerCase().replaceAll("_", "-");
+}
+
+export function codeFromSlug(slug: string): ErrorCode | undefined {
+  const code = slug.toUpperCase().replaceAll("-", "_");
+  return Object.hasOwn(ERROR_STATUS, code) && problemSlug(code as ErrorCode) === slug
+    ? (code as ErrorCode)
+    : undefined;
+}
+
+/**
+ * A problem's `type`: a relative reference (RFC 9457 §3.1.1) that resolves on the API itself, so it
+ * holds whatever host the API is served from.
+ */
 export function problemType(code: ErrorCode): string {
-  return `https://docs.winery-api.dev/problems/${code.toLowerCase().replaceAll("_", "-")}`;
+  return `${PROBLEM_TYPE_BASE}${problemSlug(code)}`;
 }
 
 /** Field paths in the dotted form integrators read: `items[2].sku`, `dateFrom`. */

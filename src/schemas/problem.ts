@@ -1,10 +1,14 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_STATUS, type ErrorCode } from "../lib/errors";
+import { ERROR_DESCRIPTION, ERROR_STATUS, type ErrorCode } from "../lib/errors";
 import { PROBLEM_CONTENT_TYPE } from "../lib/problem";
 
 export const ProblemSchema = z
   .object({
-    type: z.string().openapi({ example: "https://docs.winery-api.dev/problems/validation-error" }),
+    type: z.string().openapi({
+      example: "/api/problems/validation-error",
+      description:
+        "A URI reference, relative to the API's origin, that answers a description of the code (GET /api/problems/{slug}).",
+    }),
     title: z.string().openapi({ example: "Validation failed" }),
     status: z.int().openapi({ example: 400 }),
     detail: z.string().openapi({ example: "email: Invalid email address" }),
@@ -21,22 +25,6 @@ export const ProblemSchema = z
       "RFC 9457 problem details. Some codes add members: STALE_UPDATE `currentUpdatedAt` or `currentVersion`, DUPLICATE_ORDER `orderId`.",
   });
 
-const DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
-  VALIDATION_ERROR:
-    "VALIDATION_ERROR or MALFORMED_JSON: the body, path or query is invalid; `errors` names each field.",
-  UNAUTHENTICATED: "UNAUTHENTICATED: the APIKey header is missing, unknown or revoked.",
-  FORBIDDEN: "FORBIDDEN: a wineryId in the request is not the API key's winery.",
-  NOT_FOUND: "NOT_FOUND: no such resource in the API key's winery.",
-  CONFLICT: "A conflict with the current state (see `code`).",
-  IDEMPOTENCY_KEY_REUSED: "IDEMPOTENCY_KEY_REUSED: the key was used with a different payload.",
-  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE: the body exceeds 1 MiB.",
-  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json.",
-  SERVICE_UNAVAILABLE:
-    "SERVICE_UNAVAILABLE: the database cannot be reached; retry after `Retry-After` seconds.",
-  INTERNAL_ERROR:
-    "INTERNAL_ERROR: an error the service did not intercept; contact the administrator.",
-};
-
 function problemResponse(description: string) {
   return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } };
 }
@@ -44,6 +32,7 @@ function problemResponse(description: string) {
 /** Responses every authenticated JSON route can give. */
 const COMMON: ErrorCode[] = [
   "VALIDATION_ERROR",
+  "MALFORMED_JSON",
   "UNAUTHENTICATED",
   "PAYLOAD_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",
@@ -51,13 +40,13 @@ const COMMON: ErrorCode[] = [
   "INTERNAL_ERROR",
 ];
 
-const BODY_ERRORS: ErrorCode[] = ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
+const BODY_ERRORS: ErrorCode[] = ["MALFORMED_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 
 function responsesFor(codes: ErrorCode[]) {
   const responses: Record<number, ReturnType<typeof problemResponse>> = {};
   for (const code of codes) {
     const status = ERROR_STATUS[code];
-    const description = DESCRIPTIONS[code] ?? `${code}.`;
+    const description = `${code}: ${ERROR_DESCRIPTION[code]}`;
     const existing = responses[status];
     responses[status] = problemResponse(
       existing ? `${existing.description} Or ${description}` : description,
@@ -71,7 +60,7 @@ export function errorResponses(...extra: ErrorCode[]) {
   return responsesFor([...COMMON, ...extra]);
 }
 
-/** The same for a route without a request body (no 413/415). */
+/** The same for a route without a request body (no MALFORMED_JSON, 413 or 415). */
 export function readErrorResponses(...extra: ErrorCode[]) {
   return responsesFor([...COMMON.filter((code) => !BODY_ERRORS.includes(code)), ...extra]);
 }

@@ -1,8 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isDatabaseUnavailable } from "../../src/db/errors";
-import { AppError, INTERNAL_ERROR_DETAIL, NotFoundError } from "../../src/lib/errors";
-import { fieldErrorsFromZod, formatPath, toProblem } from "../../src/lib/problem";
+import {
+  AppError,
+  ERROR_STATUS,
+  type ErrorCode,
+  INTERNAL_ERROR_DETAIL,
+  NotFoundError,
+} from "../../src/lib/errors";
+import {
+  codeFromSlug,
+  fieldErrorsFromZod,
+  formatPath,
+  problemSlug,
+  problemType,
+  toProblem,
+} from "../../src/lib/problem";
 
 /** Mimics Drizzle's wrapping: the driver error is the `cause` of a query error. */
 function wrapped(cause: Record<string, unknown>) {
@@ -20,6 +33,7 @@ describe("toProblem", () => {
     const problem = toProblem(stale, "req-1");
     expect(problem.status).toBe(409);
     expect(problem.body).toMatchObject({
+      type: "/api/problems/stale-update",
       code: "STALE_UPDATE",
       status: 409,
       title: "Stale update",
@@ -90,5 +104,25 @@ describe("toProblem", () => {
     }
     expect(formatPath([])).toBe("");
     expect(new AppError("CONFLICT", "x").status).toBe(409);
+  });
+});
+
+describe("problem types", () => {
+  it("are relative references on the API, one per code, that map back to their code", () => {
+    const types = new Set<string>();
+    for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) {
+      const type = problemType(code);
+      expect(type).toMatch(/^\/api\/problems\/[a-z]+(-[a-z]+)*$/);
+      types.add(type);
+      expect(codeFromSlug(problemSlug(code))).toBe(code);
+    }
+    expect(types.size).toBe(Object.keys(ERROR_STATUS).length);
+    expect(problemType("IDEMPOTENCY_KEY_REUSED")).toBe("/api/problems/idempotency-key-reused");
+  });
+
+  it("know only the canonical slug of an existing code", () => {
+    for (const slug of ["", "nope", "STALE-UPDATE", "stale_update", "constructor", "__proto__"]) {
+      expect(codeFromSlug(slug), slug).toBeUndefined();
+    }
   });
 });

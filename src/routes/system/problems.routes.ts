@@ -1,0 +1,59 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { ERROR_DESCRIPTION, ERROR_STATUS, ERROR_TITLE, NotFoundError } from "../../lib/errors";
+import { codeFromSlug, PROBLEM_CONTENT_TYPE, problemType } from "../../lib/problem";
+import { createRouter } from "../../lib/router";
+import { ProblemSchema } from "../../schemas/problem";
+
+const ProblemTypeSchema = z
+  .object({
+    type: z.string().openapi({ example: "/api/problems/stale-update" }),
+    code: ProblemSchema.shape.code,
+    title: z.string().openapi({ example: "Stale update" }),
+    status: z.int().openapi({ example: 409 }),
+    description: z.string().openapi({
+      example:
+        "The optimistic lock was lost: the resource changed since it was read. The body carries `currentUpdatedAt` (orders) or `currentVersion` (sessions); read it again and retry.",
+    }),
+  })
+  .openapi("ProblemType");
+
+const problemTypeRoute = createRoute({
+  method: "get",
+  path: "/problems/{slug}",
+  tags: ["System"],
+  summary: "Problem type",
+  description:
+    "What a problem's `type` resolves to: the code's title, status and when it happens. Answers without an API key and without touching the database.",
+  security: [],
+  request: {
+    params: z.object({
+      slug: z.string().openapi({ example: "stale-update", description: "The code in kebab case." }),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The problem type.",
+      content: { "application/json": { schema: ProblemTypeSchema } },
+    },
+    404: {
+      description: "NOT_FOUND: no problem type has this slug.",
+      content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
+    },
+  },
+});
+
+export const problemsRoutes = createRouter().openapi(problemTypeRoute, (c) => {
+  const { slug } = c.req.valid("param");
+  const code = codeFromSlug(slug);
+  if (!code) throw new NotFoundError("Problem type", slug);
+  return c.json(
+    {
+      type: problemType(code),
+      code,
+      title: ERROR_TITLE[code],
+      status: ERROR_STATUS[code],
+      description: ERROR_DESCRIPTION[code],
+    },
+    200,
+  );
+});
