@@ -156,6 +156,9 @@ describe("E13 POST /v2/contacts: security", () => {
   });
 
   it("refuses a key revoked after use once the isolate's short verification cache has expired", async () => {
+    // decisions.md: a revoked key stops working within 60 s everywhere. The only cache in front of
+    // the lookup is this per-isolate one, so its lifetime is the bound.
+    expect(AUTH_CACHE_TTL_MS).toBeLessThanOrEqual(60_000);
     const { key, id } = await issueApiKey(testDb(), tenant.wineryId, "revoke me");
     expect((await upsert(key, contactInput())).status).toBe(200);
     await revokeApiKey(testDb(), id);

@@ -5,7 +5,7 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { count, eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
   idempotencyKeys,
   orders,
@@ -211,11 +211,14 @@ describe("E1 idempotency", () => {
 
   it("costs one KV read and one database transaction", async () => {
     await importOrder(tenant, externalOrder()); // verify the key outside the count
+    const kvReads = vi.spyOn(env.IDEMPOTENCY, "get");
     const { result, trips } = await countRoundTrips(() =>
       importOrder(tenant, externalOrder(), { "Idempotency-Key": crypto.randomUUID() }),
     );
     expect(result.status).toBe(200);
     expect(trips).toEqual({ httpRequests: 0, wsSessions: 1 });
+    expect(kvReads).toHaveBeenCalledTimes(1);
+    kvReads.mockRestore();
   });
 
   it("lets a key be used afresh once its record has expired, and the cron purges expired records", async () => {

@@ -1,5 +1,6 @@
+import { env } from "cloudflare:workers";
 import { and, count, eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { orderItems, orders } from "../../src/db/schema";
 import type { ExternalOrder, Order } from "../../src/schemas/orders";
 import { api, expectProblem } from "../helpers/api";
@@ -278,9 +279,12 @@ describe("E19 POST /v2/shopplugin/orders: happy", () => {
   it("costs one KV read and one transaction with an Idempotency-Key", async () => {
     await createdId(await postDocument(wooOrder()));
     const headers = { "Idempotency-Key": crypto.randomUUID() };
+    const kvReads = vi.spyOn(env.IDEMPOTENCY, "get");
     const { result, trips } = await countRoundTrips(() => postDocument(wooOrder(), { headers }));
     await createdId(result);
     expect(trips).toEqual({ httpRequests: 0, wsSessions: 1 });
+    expect(kvReads).toHaveBeenCalledTimes(1);
+    kvReads.mockRestore();
   });
 
   it("costs exactly one database round trip", async () => {

@@ -1,0 +1,45 @@
+import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { createDatabase } from "../../src/db/client";
+import { ORDER_IMPORT_ROUTE } from "../../src/services/orders/import-order";
+import { expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
+import { createTenant } from "../helpers/factories";
+import { externalOrder, importOrder } from "../helpers/orders";
+
+/** Waits until some session of this database is blocked on a lock (the request's claim). */
+async function untilSomeoneWaitsOnALock() {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const { rows } = await testDb().execute<{ waiting: string }>(sql`
+      select count(*)::text as waiting from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`);
+    if (Number(rows[0]?.waiting) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("no session ever waited on the claim");
+}
+
+describe("E1 idempotency: the race between a claim and its commit", () => {
+  it("answers 409 IDEMPOTENCY_KEY_IN_USE, never 422, to a request that finds the key claimed but not yet finished", async () => {
+    const tenant = await createTenant();
+    const key = `race-${crypto.randomUUID()}`;
+    // Another request's claim, held open: its row is written but not committed. The request under
+    // test takes its snapshot, gets the advisory lock, then blocks on the claim row; when the holder
+    // commits, the row exists but is invisible to the request's snapshot.
+    // The pending answer is wrapped so the transaction does not wait for it before committing.
+    const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
+      await tx.execute(sql`
+        insert into idempotency_keys (winery_id, route, key, request_hash, response_body, expires_at)
+        values (${tenant.wineryId}, ${ORDER_IMPORT_ROUTE}, ${key}, ${"another payload"}, ${"{}"},
+                now() + interval '1 hour')`);
+      const pending = importOrder(tenant, externalOrder(), { "Idempotency-Key": key });
+      await untilSomeoneWaitsOnALock();
+      return { pending };
+    });
+    const answer = await pending;
+    const problem = await expectProblem(answer, 409, "IDEMPOTENCY_KEY_IN_USE");
+    expect(answer.headers.get("Retry-After")).toBeTruthy();
+    expect(problem.detail).toMatch(/in flight/);
+  });
+});
