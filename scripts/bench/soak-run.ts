@@ -39,7 +39,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The bundled Worker in its own workerd, on the stack's database and Neon endpoints. */
-async function plainWorkerd(s: Stack, outDir: string): Promise<PlainWorkerd> {
+async function plainWorkerd(s: Stack, outDir: string, inspector: boolean): Promise<PlainWorkerd> {
   if (!s.neonEndpoints) throw new Error("dev.ts did not print its Neon endpoints");
   return startPlainWorkerd({
     appDir: s.appDir,
@@ -52,6 +52,7 @@ async function plainWorkerd(s: Stack, outDir: string): Promise<PlainWorkerd> {
     },
     compatibilityDate: "2026-10-01",
     compatibilityFlags: ["nodejs_compat"],
+    inspector,
   });
 }
 
@@ -90,7 +91,7 @@ export async function runSoakBench(o: SoakCliOptions): Promise<boolean> {
     }
     let apiUrl = s.apiUrl;
     if (o.target === "workerd") {
-      worker = await plainWorkerd(s, outDir);
+      worker = await plainWorkerd(s, outDir, o.heap);
       apiUrl = worker.apiUrl;
       log(`bundled Worker in workerd pid ${worker.pid} at ${apiUrl}`);
     }

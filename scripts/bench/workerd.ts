@@ -30,6 +30,8 @@ export interface PlainWorkerdOptions {
   bindings: Record<string, string>;
   compatibilityDate: string;
   compatibilityFlags: string[];
+  /** Open workerd's inspector (on a free port) for the V8 heap probe. */
+  inspector?: boolean;
 }
 
 /** The workerd binary of the project's wrangler (the same version `wrangler dev` runs). */
@@ -71,9 +73,13 @@ const app :Workerd.Worker = (
 );
 `,
   );
-  const child: ChildProcess = spawn(workerdBinary(o.appDir), ["serve", config, "--experimental"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    workerdBinary(o.appDir),
+    ["serve", config, "--experimental", ...(o.inspector ? ["--inspector-addr=127.0.0.1:0"] : [])],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const errors: string[] = [];
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
     errors.push(chunk);
