@@ -178,6 +178,13 @@ function labelOf(pid: number, publicPort: number): string {
   return comm || "other";
 }
 
+/** Every process of the stack (root and descendants) with what it is, e.g. for RSS by process. */
+export function stackProcesses(root: number, publicPort: number): { pid: number; label: string }[] {
+  return [root, ...descendants(root)]
+    .filter((pid) => statFields(pid) !== undefined)
+    .map((pid) => ({ pid, label: labelOf(pid, publicPort) }));
+}
+
 /** CPU seconds used so far by every process of the stack (root and descendants), by label. */
 export function stackCpuSeconds(
   root: number,

@@ -8,15 +8,24 @@
  * restart in the middle of a round or an export voids its figures. BENCH_SNAPSHOT=0 runs the
  * working tree itself.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, join, relative, resolve, sep } from "node:path";
-import { promisify } from "node:util";
-import pg from "pg";
-import type { StackState } from "../lib/database";
+import { delimiter, join } from "node:path";
+import { findWorkerd } from "./proc";
+import { createScratchDatabase, redact, type Scratch } from "./scratch-db";
+import { snapshot } from "./snapshot";
+
+/**
+ * What the bench reads of the state file dev.ts writes to DATA_DIR/dev-stack.json (declared here
+ * rather than imported, so that scripts/lib can change or move without touching the bench).
+ */
+interface DevStackState {
+  apiUrl: string;
+  connectionString: string;
+}
 
 export interface Stack {
   /** e.g. http://127.0.0.1:PORT/api */
@@ -38,6 +47,14 @@ export interface Stack {
   exitReason(): string | undefined;
   /** Lines printed after readiness that look like errors or reloads. */
   notable(): string[];
+  /** The project dev.ts runs in (the snapshot, or the working tree). */
+  appDir: string;
+  /** The connection string the Worker is given (dev.ts's DATABASE_URL binding). */
+  workerDatabaseUrl: string;
+  /** The proxy workerd (wrangler's, on the public port), when running. */
+  proxyPid(): number | undefined;
+  /** The local Neon endpoints dev.ts started, as it printed them (for a Worker run outside it). */
+  neonEndpoints?: { http: string; wsProxy: string };
   stop(): Promise<void>;
 }
 
@@ -53,46 +70,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolvePort(port));
     });
   });
-}
-
-const execFileAsync = promisify(execFile);
-
-function redact(connectionString: string): string {
-  const url = new URL(connectionString);
-  return `${url.hostname}:${url.port || "5432"}${url.pathname}`;
-}
-
-interface Scratch {
-  connectionString: string;
-  name: string;
-  drop(): Promise<void>;
-}
-
-/** A fresh database on the server of `serverUrl` (like test/global-setup.ts). */
-async function createScratchDatabase(serverUrl: string): Promise<Scratch> {
-  const name = `bench_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    connectionString: url.toString(),
-    name,
-    async drop() {
-      const dropper = new pg.Client({ connectionString: serverUrl });
-      await dropper.connect();
-      try {
-        await dropper.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await dropper.end();
-      }
-    },
-  };
 }
 
 function groupAlive(pid: number): boolean {
@@ -122,52 +99,13 @@ process.on("exit", () => {
 /** Stops of stacks that are starting or running, so a signal can stop one that is not ready yet. */
 const running = new Set<() => Promise<void>>();
 
+let last: Stack | undefined;
+/** The stack started last (for a failure's diagnostics). */
+export const lastStack = () => last;
+
 /** Stops every stack this process started (for signal handlers). */
 export async function stopAllStacks(): Promise<void> {
   await Promise.all([...running].map((stop) => stop()));
-}
-
-/** Top-level entries of the project that a snapshot leaves out (node_modules is linked instead). */
-const NOT_COPIED = new Set([
-  "node_modules",
-  ".git",
-  ".data",
-  ".wrangler",
-  "coverage",
-  "dist",
-  ".ci",
-]);
-/** Caches inside node_modules that tools write to: never shared with the snapshot. */
-const NOT_LINKED = new Set([".cache", ".mf", ".vite", ".vite-temp", ".vitest-cache"]);
-
-/**
- * A copy of the working tree in `dir`, for a run no edit can disturb. node_modules is a tree of
- * hard links (cp -al, under a second): with a symlink, esbuild would resolve packages to their real
- * path in the project and watch the project's own package.json and tsconfig.json, and an edit of
- * those restarts workerd. Tools replace package files rather than write into them, so the links
- * are safe; the caches tools do write into are left out. Falls back to a symlink when hard links
- * are impossible (another file system).
- */
-async function snapshot(dir: string, log: Log): Promise<void> {
-  const root = process.cwd();
-  await cp(root, dir, {
-    recursive: true,
-    filter: (src) => !NOT_COPIED.has(relative(root, src).split(sep)[0] ?? ""),
-  });
-  const modules = resolve("node_modules");
-  const entries = (await readdir(modules)).filter((e) => !NOT_LINKED.has(e));
-  await mkdir(join(dir, "node_modules"));
-  try {
-    await execFileAsync("cp", [
-      "-al",
-      ...entries.map((e) => join(modules, e)),
-      join(dir, "node_modules"),
-    ]);
-  } catch (err) {
-    log(`snapshot: hard links failed (${String(err).split("\n")[0]}); symlinking node_modules`);
-    await rm(join(dir, "node_modules"), { recursive: true, force: true });
-    await symlink(modules, join(dir, "node_modules"), "dir");
-  }
 }
 
 export async function startStack(log: Log): Promise<Stack> {
@@ -303,12 +241,20 @@ export async function startStack(log: Log): Promise<Stack> {
 
     const stackFile = join(dataDir, "dev-stack.json");
     if (!existsSync(stackFile)) throw new Error(`${stackFile} is missing`);
-    const state = JSON.parse(readFileSync(stackFile, "utf8")) as StackState;
+    const state = JSON.parse(readFileSync(stackFile, "utf8")) as DevStackState;
     log(
       `stack: ready in ${((performance.now() - started) / 1000).toFixed(1)} s (dev.ts: ${readySeconds} s), ${state.apiUrl}`,
     );
-    return {
+    const endpoints = lines
+      .map((l) => /neon endpoints: (\S+) \(SQL over HTTP\), ws:\/\/(\S+) /.exec(l))
+      .find((m) => m !== null);
+    last = {
+      ...(endpoints?.[1] &&
+        endpoints[2] && { neonEndpoints: { http: endpoints[1], wsProxy: endpoints[2] } }),
       apiUrl: state.apiUrl,
+      appDir,
+      workerDatabaseUrl: state.connectionString,
+      proxyPid: () => findWorkerd(pid, port).find((p) => p.role === "proxy")?.pid,
       port,
       connectionString: scratch?.connectionString ?? state.connectionString,
       database,
@@ -320,6 +266,7 @@ export async function startStack(log: Log): Promise<Stack> {
       notable: () => [...notableLines],
       stop,
     };
+    return last;
   } catch (err) {
     if (lines.length > 0) {
       console.error("[bench] the stack's last lines:");
