@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
-import type { StackState } from "../lib/database";
+import type { StackState } from "../commands/lib/dev-stack";
 
 export interface Stack {
   /** e.g. http://127.0.0.1:PORT/api */
@@ -249,7 +249,7 @@ export async function startStack(log: Log): Promise<Stack> {
     }
 
     const started = performance.now();
-    const proc = spawn("tsx", ["scripts/dev.ts"], {
+    const proc = spawn("tsx", ["scripts/commands/dev.ts"], {
       cwd: appDir,
       env,
       detached: true, // its own process group, also out of reach of the terminal's Ctrl-C
@@ -257,7 +257,7 @@ export async function startStack(log: Log): Promise<Stack> {
     });
     child = proc;
     const pid = proc.pid;
-    if (pid === undefined) throw new Error("could not spawn tsx scripts/dev.ts");
+    if (pid === undefined) throw new Error("could not spawn tsx scripts/commands/dev.ts");
     emergency.groups.add(pid);
     log(`stack: tsx scripts/dev.ts (pid ${pid}) on port ${port}, DATA_DIR ${dataDir}`);
 
