@@ -44,6 +44,8 @@ export default defineConfig({
           name: "node",
           include: ["test/node/**/*.test.ts"],
           environment: "node",
+          // The commands run as child processes (tsx), each a few seconds on a busy machine.
+          testTimeout: 120_000,
         },
       },
     ],

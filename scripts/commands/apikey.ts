@@ -1,10 +1,6 @@
 /** npm run apikey -- create|list|revoke: see USAGE. */
 import { parseArgs } from "node:util";
-import { postgresError } from "../../src/db/errors";
-import { issueApiKey, listApiKeys, revokeApiKey } from "../../src/services/auth/api-keys";
-import { AUTH_CACHE_TTL_MS } from "../../src/services/auth/authenticate";
 import { parseCommandLine, runCommand, UsageError } from "./lib/cli";
-import { openScriptDatabase } from "./lib/database";
 
 const USAGE = `usage:
   npm run apikey -- create --winery <uuid> --name <label>   prints the new key alone on its last line
@@ -37,6 +33,13 @@ const { command, target, values } = parseCommandLine(USAGE, (args) => {
 });
 
 runCommand("apikey", async () => {
+  // Loaded once the command line is checked, so --help and mistakes answer at once.
+  const { postgresError } = await import("../../src/db/errors");
+  const { issueApiKey, listApiKeys, revokeApiKey } = await import(
+    "../../src/services/auth/api-keys"
+  );
+  const { AUTH_CACHE_TTL_MS } = await import("../../src/services/auth/authenticate");
+  const { openScriptDatabase } = await import("./lib/database");
   const log = (line: string) => console.error(`apikey: ${line}`);
   const { db, source } = await openScriptDatabase(log);
   log(`database: ${source}`);

@@ -1,7 +1,5 @@
 /** npm run db:migrate: applies the committed migrations in drizzle/ and says which it applied. */
-import { applyMigrations } from "../local-db";
 import { parseCommandLine, runCommand, UsageError } from "./lib/cli";
-import { resolveDatabase } from "./lib/database";
 import { MIGRATIONS_DIR } from "./lib/paths";
 
 const USAGE = `usage: npm run db:migrate
@@ -15,6 +13,9 @@ parseCommandLine(USAGE, (args) => {
 });
 
 runCommand("db:migrate", async () => {
+  // Loaded once the command line is checked, so --help and mistakes answer at once.
+  const { applyMigrations } = await import("../local-db");
+  const { resolveDatabase } = await import("./lib/database");
   const log = (line: string) => console.error(`db:migrate: ${line}`);
   const { connectionString, source } = await resolveDatabase(log);
   const applied = await applyMigrations(connectionString, MIGRATIONS_DIR);

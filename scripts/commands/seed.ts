@@ -1,8 +1,6 @@
 /** npm run seed [-- --tenant <uuid>]: see USAGE. */
 import { parseArgs } from "node:util";
 import { parseCommandLine, runCommand, UsageError } from "./lib/cli";
-import { openScriptDatabase } from "./lib/database";
-import { seedDemo, seedTenant } from "./lib/seed-data";
 
 const USAGE = `usage: npm run seed [-- --tenant <uuid>]
 
@@ -25,6 +23,9 @@ const { values } = parseCommandLine(USAGE, (args) => {
 });
 
 runCommand("seed", async () => {
+  // Loaded once the command line is checked, so --help and mistakes answer at once.
+  const { openScriptDatabase } = await import("./lib/database");
+  const { seedDemo, seedTenant } = await import("./lib/seed-data");
   const log = (line: string) => console.error(`seed: ${line}`);
   const { db, source, applied } = await openScriptDatabase(log);
   log(`database: ${source}`);

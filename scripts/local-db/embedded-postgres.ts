@@ -9,7 +9,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { arch, platform, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { LocalDbError } from "./errors";
@@ -96,12 +96,29 @@ function reachableBinaries(bins: Binaries, user: OsUser | undefined, log: (m: st
   return copied;
 }
 
+/**
+ * Under the temp dir, folders made with mkdtemp (0700, a bench's or a test's DATA_DIR) keep out the
+ * OS user PostgreSQL runs as under root: they get search permission (o+x: pass through, not list).
+ * Folders elsewhere are left as they are; a private one gets a clear error below.
+ */
+async function grantTraversal(dataDir: string) {
+  const top = resolve(tmpdir());
+  for (let dir = dirname(dataDir); dir.startsWith(`${top}${sep}`); dir = dirname(dir)) {
+    const { mode, uid } = statSync(dir);
+    if (uid === 0 && (mode & 0o001) === 0) await chmod(dir, (mode & 0o7777) | 0o001);
+  }
+}
+
 /** Creates the cluster in `dataDir` unless it exists: UTF-8, Unicode-aware lower(), English messages. */
 async function initCluster(bins: Binaries, dataDir: string, user: OsUser | undefined) {
   if (existsSync(join(dataDir, "PG_VERSION"))) return;
+  // Never take over (chown, initdb) a folder that holds something else.
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0)
+    throw new LocalDbError(`${dataDir} is not empty and holds no PostgreSQL cluster`);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   if (user) {
     await chown(dataDir, user.uid, user.gid);
+    await grantTraversal(dataDir);
     const reach = spawnSync("sh", ["-c", 'cd "$1" && test -w .', "sh", dataDir], {
       uid: user.uid,
       gid: user.gid,
@@ -220,7 +237,7 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedPostgres> {
   const log = opts.log ?? (() => {});
   const host = opts.host ?? "127.0.0.1";
-  const throwaway = opts.dataDir === undefined;
+  const throwaway = !opts.dataDir;
   if (throwaway) await reapThrowaways(log);
   const base = throwaway
     ? await mkdtemp(join(tmpdir(), THROWAWAY_PREFIX))

@@ -1,6 +1,6 @@
 // What every operator command shares: --help, usage on a bad command line, one clear line per
 // failure (no stack trace unless DEBUG is set), and cleanup of what it started on any exit path.
-import { LocalDbError } from "../../local-db";
+import { LocalDbError } from "../../local-db/errors";
 
 /** A command-line mistake: printed with the usage, exit status 2. */
 export class UsageError extends Error {}
