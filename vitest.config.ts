@@ -13,6 +13,8 @@ export default defineConfig({
   test: {
     // Round-trip budgets are read from counters shared by the whole run: one file at a time.
     fileParallelism: false,
+    // Console output (e.g. the Worker's warnings in the database-outage tests) of failing tests only.
+    silent: "passed-only",
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
@@ -44,6 +46,8 @@ export default defineConfig({
           name: "node",
           include: ["test/node/**/*.test.ts"],
           environment: "node",
+          // The commands run as child processes (tsx), each a few seconds on a busy machine.
+          testTimeout: 120_000,
         },
       },
     ],

@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { MIGRATIONS_DIR } from "../scripts/commands/lib/paths";
 import {
   applyMigrations,
   type DatabaseServer,
@@ -40,8 +41,8 @@ export default async function setup(project: TestProject) {
   const serverUrl = process.env.TEST_DATABASE_URL;
   const database = serverUrl
     ? await createScratchDatabase(serverUrl)
-    : await startEmbeddedPostgres({});
-  await applyMigrations(database.connectionString, "drizzle");
+    : await startEmbeddedPostgres(); // a throwaway cluster in a temp dir, removed on close
+  await applyMigrations(database.connectionString, MIGRATIONS_DIR);
   const neonLocal = await startNeonLocal({});
 
   project.provide("databaseUrl", database.connectionString);
@@ -49,7 +50,7 @@ export default async function setup(project: TestProject) {
   project.provide("neonWsProxy", neonLocal.wsProxy);
   project.provide("statsUrl", neonLocal.statsUrl);
   console.log(
-    `tests on ${serverUrl ? "TEST_DATABASE_URL (scratch database)" : "in-memory PGlite"}`,
+    `tests on ${serverUrl ? "TEST_DATABASE_URL (scratch database)" : "the embedded PostgreSQL (throwaway cluster)"}`,
   );
 
   return async () => {

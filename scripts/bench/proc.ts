@@ -173,7 +173,7 @@ function labelOf(pid: number, publicPort: number): string {
     );
     return proxy ? "workerd (wrangler's proxy)" : "workerd (the Worker)";
   }
-  if (args.some((a) => a.endsWith("scripts/dev.ts"))) return "dev.ts (database, Neon endpoints)";
+  if (args.some((a) => a.endsWith("commands/dev.ts"))) return "dev.ts (database, Neon endpoints)";
   if (args.some((a) => a.includes("wrangler"))) return "wrangler (node)";
   return comm || "other";
 }

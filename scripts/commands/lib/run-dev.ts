@@ -1,0 +1,153 @@
+// npm run dev's stack, started once scripts/commands/dev.ts has checked the command line.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { drizzle } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import * as schema from "../../../src/db/schema";
+import {
+  applyMigrations,
+  LocalDbError,
+  portInUse,
+  startEmbeddedPostgres,
+  startNeonLocal,
+} from "../../local-db";
+import { onCleanup } from "./cli";
+import { assertReachable, checkDatabaseUrl, describeUrl } from "./database";
+import { readStackState, type StackState } from "./dev-stack";
+import { DATA_DIR, MIGRATIONS_DIR, POSTGRES_DIR, STACK_FILE, WRANGLER_STATE_DIR } from "./paths";
+import {
+  DEMO_CHANNEL_KEY,
+  DEMO_WINERY_ID,
+  isSeeded,
+  replaceSeedKey,
+  type SeedResult,
+  seedDemo,
+} from "./seed-data";
+
+const started = Date.now();
+const log = (line: string) => console.log(`[dev] ${line}`);
+
+async function prepareDatabase(dbPort: number): Promise<string> {
+  const fromEnv = process.env.DATABASE_URL;
+  if (fromEnv) {
+    const connectionString = checkDatabaseUrl(fromEnv);
+    await assertReachable(connectionString, "DATABASE_URL");
+    log(`database: DATABASE_URL (${describeUrl(connectionString)})`);
+    return connectionString;
+  }
+  const server = await startEmbeddedPostgres({ dataDir: POSTGRES_DIR, port: dbPort, log });
+  onCleanup(() => server.close());
+  log(`database: embedded PostgreSQL in ${POSTGRES_DIR}, at ${server.connectionString}`);
+  return server.connectionString;
+}
+
+/** Seeds on first start; afterwards replaces the demo key (keys are stored hashed, never shown again). */
+async function demoCredentials(connectionString: string): Promise<SeedResult> {
+  const pool = new pg.Pool({ connectionString, max: 2 });
+  pool.on("error", () => {});
+  try {
+    const db = drizzle({ client: pool, schema, casing: "snake_case" });
+    if (!(await isSeeded(db))) {
+      log("first start: seeding demo data");
+      return await seedDemo(db, (line) => log(`seed: ${line}`));
+    }
+    const apiKey = await replaceSeedKey(db, DEMO_WINERY_ID);
+    return { wineryId: DEMO_WINERY_ID, apiChannelKey: DEMO_CHANNEL_KEY, apiKey };
+  } finally {
+    await pool.end();
+  }
+}
+
+async function waitForHealth(url: string, child: ChildProcess): Promise<boolean> {
+  for (let i = 0; i < 600 && child.exitCode === null; i++) {
+    try {
+      if ((await fetch(url)).ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+function startWrangler(args: string[]): ChildProcess {
+  const wrangler = spawn("wrangler", ["dev", ...args], {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
+  onCleanup(async () => {
+    if (wrangler.exitCode !== null || wrangler.signalCode !== null) return;
+    const exited = new Promise((r) => wrangler.once("exit", r));
+    wrangler.kill("SIGINT");
+    const timer = setTimeout(() => wrangler.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  });
+  return wrangler;
+}
+
+/** The stack; resolves with the exit status once wrangler exits (the cleanups stop the rest). */
+export async function runDev(port: number, dbPort: number): Promise<number> {
+  // Before anything starts: with the port taken, the health check would reach the other server.
+  if (await portInUse(port))
+    throw new LocalDbError(
+      `port ${port} is already in use; stop what listens there, or choose another port: PORT=${port === 65535 ? 8788 : port + 1} npm run dev`,
+    );
+  const running = readStackState();
+  if (running)
+    throw new LocalDbError(
+      `a dev stack (pid ${running.pid}) is already running on ${DATA_DIR}; stop it, or set DATA_DIR`,
+    );
+  await mkdir(DATA_DIR, { recursive: true });
+  const connectionString = await prepareDatabase(dbPort);
+  const neonLocal = await startNeonLocal({});
+  onCleanup(() => neonLocal.close());
+  log(
+    `neon endpoints: ${neonLocal.httpEndpoint} (SQL over HTTP), ws://${neonLocal.wsProxy} (WebSocket relay)`,
+  );
+  const applied = await applyMigrations(connectionString, MIGRATIONS_DIR);
+  log(applied.length ? `migrations applied: ${applied.join(", ")}` : "migrations: none pending");
+  const demo = await demoCredentials(connectionString);
+
+  const apiUrl = `http://127.0.0.1:${port}/api`;
+  const state: StackState = { pid: process.pid, connectionString, apiUrl };
+  await writeFile(STACK_FILE, JSON.stringify(state, null, 2));
+  onCleanup(() => rm(STACK_FILE, { force: true }));
+
+  const wrangler = startWrangler([
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    WRANGLER_STATE_DIR,
+    "--show-interactive-dev-session=false",
+    "--var",
+    `DATABASE_URL:${connectionString}`,
+    "--var",
+    `NEON_HTTP_ENDPOINT:${neonLocal.httpEndpoint}`,
+    "--var",
+    `NEON_WS_PROXY:${neonLocal.wsProxy}`,
+  ]);
+  const exited = new Promise<number>((resolve) =>
+    wrangler.once("exit", (code) => {
+      console.error(`[dev] wrangler exited (${code ?? "signal"}); stopping`);
+      resolve(code || 1);
+    }),
+  );
+
+  if (await waitForHealth(`${apiUrl}/health`, wrangler)) {
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(`
+[dev] ready in ${seconds}s
+  API        ${apiUrl}            (health: ${apiUrl}/health)
+  Docs       ${apiUrl}/docs
+  OpenAPI    ${apiUrl}/openapi.json
+  Winery     ${demo.wineryId}   channel key: ${demo.apiChannelKey}
+  API key    ${demo.apiKey}
+  Try:       curl -H 'APIKey: ${demo.apiKey}' -H 'Content-Type: application/json' \\
+               -d '{"dateFrom":"2000-01-01T00:00:00Z","dateTo":"2100-01-01T00:00:00Z"}' ${apiUrl}/v3/contacts/query
+`);
+  }
+  return exited;
+}

@@ -1,0 +1,38 @@
+/** npm run seed [-- --tenant <uuid>]: see USAGE. */
+import { parseArgs } from "node:util";
+import { parseCommandLine, runCommand, UsageError } from "./lib/cli";
+
+const USAGE = `usage: npm run seed [-- --tenant <uuid>]
+
+Seeds the demo winery (channel demo-webshop, contacts, orders with their receipts) and prints,
+as one JSON object on its last line, wineryId, apiChannelKey, apiKey and the ids of demo rows
+(orderId). Idempotent: a second run adds no rows. Each run issues a new API key and deletes the
+one the previous run (or npm run dev) issued.
+  --tenant <uuid>   an extra, empty winery with a channel and a key, to try tenancy by hand
+
+The database: DATABASE_URL when set, else the embedded PostgreSQL in DATA_DIR (.data), through
+the running npm run dev when it is up.`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const { values } = parseCommandLine(USAGE, (args) => {
+  const parsed = parseArgs({ args, options: { tenant: { type: "string" } } });
+  const tenant = parsed.values.tenant;
+  if (tenant !== undefined && !UUID.test(tenant))
+    throw new UsageError(`--tenant must be a uuid, got "${tenant}"`);
+  return parsed;
+});
+
+runCommand("seed", async () => {
+  // Loaded once the command line is checked, so --help and mistakes answer at once.
+  const { openScriptDatabase } = await import("./lib/database");
+  const { seedDemo, seedTenant } = await import("./lib/seed-data");
+  const log = (line: string) => console.error(`seed: ${line}`);
+  const { db, source, applied } = await openScriptDatabase(log);
+  log(`database: ${source}`);
+  if (applied.length > 0) log(`applied migrations ${applied.join(", ")}`);
+  const result = values.tenant
+    ? await seedTenant(db, values.tenant.toLowerCase(), log)
+    : await seedDemo(db, log);
+  console.log(JSON.stringify(result));
+  return 0;
+});

@@ -1,0 +1,125 @@
+// The operator commands' command lines: --help, usage on mistakes, one clear line per failure.
+
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/local-db";
+import { runCommand, STACK_FRAME, tempDataDir } from "./helpers";
+
+const COMMANDS = ["dev", "seed", "apikey", "migrate"];
+
+describe("--help", () => {
+  it.each(COMMANDS)("%s prints its usage and exits 0", async (name) => {
+    const { code, stdout, stderr } = await runCommand(name, ["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^usage:/);
+    expect(stderr).toBe("");
+  });
+});
+
+describe("command-line mistakes print the usage and exit 2", () => {
+  it.each([
+    ["apikey", [], /a command is missing/],
+    ["apikey", ["frobnicate"], /unknown command "frobnicate"/],
+    ["apikey", ["create", "--winery", "not-a-uuid", "--name", "x"], /--winery must be a uuid/],
+    ["apikey", ["revoke"], /revoke needs/],
+    ["seed", ["--bogus"], /Unknown option '--bogus'/],
+    ["seed", ["--tenant", "42"], /--tenant must be a uuid/],
+    ["migrate", ["now"], /takes no arguments/],
+    ["dev", ["start"], /takes no arguments/],
+  ])("%s %j", async (name, args, message) => {
+    const { code, stdout, stderr } = await runCommand(name, args as string[]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(message);
+    expect(stderr).toMatch(/\n\nusage:/);
+    expect(stderr).not.toMatch(STACK_FRAME);
+  });
+});
+
+describe("a DATABASE_URL that cannot be used is one line, exit 1, no stack trace", () => {
+  it.each([
+    ["not a url", /^migrate|DATABASE_URL is not a URL; expected postgres:\/\//],
+    ["http://example.com/db", /DATABASE_URL starts with http:\/\//],
+    ["postgres:///db", /DATABASE_URL names no host/],
+  ])("unparsable: %j", async (url, message) => {
+    const { code, stderr } = await runCommand("migrate", [], { DATABASE_URL: url });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(message);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("unreachable: names the address and the refusal", async () => {
+    const port = await freePort();
+    const url = `postgres://someone:secret@127.0.0.1:${port}/db`;
+    for (const name of ["migrate", "seed", "apikey"]) {
+      const { code, stderr } = await runCommand(name, name === "apikey" ? ["list"] : [], {
+        DATABASE_URL: url,
+      });
+      expect(code).toBe(1);
+      expect(stderr.trim()).toBe(
+        `${name === "migrate" ? "db:migrate" : name}: cannot use DATABASE_URL (127.0.0.1:${port}/db): connection refused by 127.0.0.1:${port} (is PostgreSQL running?)`,
+      );
+      expect(stderr).not.toContain("secret");
+    }
+  });
+
+  it("npm run dev too, before starting anything", async () => {
+    const data = await tempDataDir();
+    try {
+      const { code, stderr } = await runCommand("dev", [], {
+        DATABASE_URL: "postgresql://nowhere",
+        DATA_DIR: data.dir,
+        PORT: String(await freePort()),
+      });
+      expect(code).toBe(1);
+      expect(stderr.trim()).toMatch(
+        /^\[dev\] failed: cannot use DATABASE_URL \(nowhere:5432\): unknown host nowhere$/,
+      );
+      expect(stderr).not.toMatch(STACK_FRAME);
+    } finally {
+      await data.remove();
+    }
+  });
+});
+
+describe("npm run dev with its port taken", () => {
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    server = createServer((socket) => socket.end());
+    port = await new Promise<number>((resolve) =>
+      server.listen(0, "127.0.0.1", () => {
+        const addr = server.address();
+        resolve(typeof addr === "object" && addr ? addr.port : 0);
+      }),
+    );
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("refuses in one line naming the port and how to pick another, starting nothing", async () => {
+    const data = await tempDataDir();
+    try {
+      const { code, stdout, stderr } = await runCommand("dev", [], {
+        PORT: String(port),
+        DATA_DIR: data.dir,
+        DATABASE_URL: undefined,
+      });
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr.trim()).toBe(
+        `[dev] failed: port ${port} is already in use; stop what listens there, or choose another port: PORT=${port + 1} npm run dev`,
+      );
+      expect(existsSync(join(data.dir, "postgres"))).toBe(false); // no database was started
+    } finally {
+      await data.remove();
+    }
+  });
+
+  it("refuses a PORT that is not a port number", async () => {
+    const { code, stderr } = await runCommand("dev", [], { PORT: "eighty" });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^PORT must be a port number \(1-65535\), got "eighty"/);
+  });
+});

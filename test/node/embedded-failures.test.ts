@@ -1,0 +1,143 @@
+// On the embedded default, through the local Neon stand-ins with Neon's own driver: every kind of
+// failing statement leaves the database serving, and an open transaction blocks no one else.
+// (PGlite, the former default, stopped answering after the first two kinds and served one session
+// at a time.)
+import { Client, neon, Pool } from "@neondatabase/serverless";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalStack, startLocalStack } from "./helpers";
+
+let stack: LocalStack;
+let sql: ReturnType<typeof neon>;
+beforeAll(async () => {
+  stack = await startLocalStack();
+  sql = neon(stack.postgres.connectionString);
+  await sql.query("create table notes (id int primary key, body text)");
+});
+afterAll(() => stack?.close());
+
+/** A good request right after: the database still answers, through both transports. */
+async function expectServing() {
+  expect(await sql.query("select 1 as one")).toEqual([{ one: 1 }]);
+  const pool = new Pool({ connectionString: stack.postgres.connectionString });
+  pool.on("error", () => {});
+  try {
+    expect((await pool.query("select 2 as two")).rows).toEqual([{ two: 2 }]);
+  } finally {
+    await pool.end();
+  }
+}
+
+const deepJson = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+
+describe("a failing statement, then a good request", () => {
+  it.each([
+    ["JSON nested 100,000 levels", "select $1::jsonb", [deepJson(100_000)], "54001"],
+    ["an out-of-range date", "select $1::timestamptz", ["0000-12-31T23:59:59Z"], "22008"],
+    ["a NUL character", "select $1::text", ["a\u0000b"], "22021"],
+    ["a statement of two", "select 1; select 2", [], "42601"],
+  ])("%s", async (_, text, params, code) => {
+    await expect(sql.query(text as string, params as string[])).rejects.toMatchObject({ code });
+    await expectServing();
+  });
+
+  it("a NUL character over a WebSocket session", async () => {
+    const client = new Client({ connectionString: stack.postgres.connectionString });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      await expect(client.query("select $1::text", ["a\u0000b"])).rejects.toMatchObject({
+        code: "22021",
+      });
+      expect((await client.query("select 3 as three")).rows).toEqual([{ three: 3 }]);
+    } finally {
+      await client.end();
+    }
+    await expectServing();
+  });
+
+  it("a transaction batch broken by its second statement rolls back whole", async () => {
+    await expect(
+      sql.transaction([
+        sql.query("insert into notes values (1, 'kept?')"),
+        sql.query("select 1 / 0"),
+      ]),
+    ).rejects.toMatchObject({ code: "22012" });
+    expect(await sql.query("select count(*)::int as n from notes where id = 1")).toEqual([
+      { n: 0 },
+    ]);
+    await expectServing();
+  });
+
+  it("an interactive transaction broken by an error, rolled back, then reused", async () => {
+    const client = new Client({ connectionString: stack.postgres.connectionString });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      await client.query("begin");
+      await client.query("insert into notes values (2, 'lost')");
+      await expect(client.query("select 1 / 0")).rejects.toMatchObject({ code: "22012" });
+      await expect(client.query("select 1")).rejects.toMatchObject({ code: "25P02" });
+      await client.query("rollback");
+      expect((await client.query("select count(*)::int as n from notes")).rows).toEqual([{ n: 0 }]);
+    } finally {
+      await client.end();
+    }
+    await expectServing();
+  });
+
+  it("a client that leaves inside a transaction: it is rolled back, others go on", async () => {
+    const client = new Client({ connectionString: stack.postgres.connectionString });
+    client.on("error", () => {});
+    await client.connect();
+    await client.query("begin");
+    await client.query("insert into notes values (3, 'abandoned')");
+    await client.end(); // no commit
+    await expectServing();
+    expect(await sql.query("select count(*)::int as n from notes where id = 3")).toEqual([
+      { n: 0 },
+    ]);
+  });
+});
+
+describe("a Client transaction held open", () => {
+  it("blocks no other session: HTTP queries, pooled transactions and other writes go on", async () => {
+    const holder = new Client({ connectionString: stack.postgres.connectionString });
+    holder.on("error", () => {});
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("insert into notes values (10, 'uncommitted')");
+
+      const started = Date.now();
+      expect(await sql.query("select count(*)::int as n from notes where id = 10")).toEqual([
+        { n: 0 }, // not visible before the commit
+      ]);
+      await sql.transaction([
+        sql.query("insert into notes values (11, 'batch')"),
+        sql.query("update notes set body = 'batch!' where id = 11"),
+      ]);
+      const pool = new Pool({ connectionString: stack.postgres.connectionString });
+      pool.on("error", () => {});
+      try {
+        const other = await pool.connect();
+        await other.query("begin");
+        await other.query("insert into notes values (12, 'pooled')");
+        await other.query("commit");
+        other.release();
+      } finally {
+        await pool.end();
+      }
+      // Served while the transaction stays open, not after it (PGlite waited for it, forever).
+      expect(Date.now() - started).toBeLessThan(20_000);
+
+      await holder.query("commit");
+    } finally {
+      await holder.end();
+    }
+    expect(await sql.query("select id from notes where id in (10, 11, 12) order by id")).toEqual([
+      { id: 10 },
+      { id: 11 },
+      { id: 12 },
+    ]);
+  });
+});

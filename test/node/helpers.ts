@@ -1,0 +1,84 @@
+// Shared by the Node-side tests: running the operator commands as a user would, and a local
+// stack (throwaway embedded PostgreSQL, migrated, behind the Neon stand-ins).
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { neonConfig } from "@neondatabase/serverless";
+import { WebSocket } from "ws";
+import {
+  applyMigrations,
+  type EmbeddedPostgres,
+  type NeonLocal,
+  startEmbeddedPostgres,
+  startNeonLocal,
+} from "../../scripts/local-db";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const TSX = join(ROOT, "node_modules", ".bin", "tsx");
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `scripts/commands/<name>.ts` with tsx, as `npm run` would, in a temp DATA_DIR by default. */
+export function runCommand(
+  name: string,
+  args: string[] = [],
+  env: Record<string, string | undefined> = {},
+): Promise<RunResult> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, DEBUG: undefined, ...env };
+  for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
+  return new Promise((done) => {
+    execFile(
+      TSX,
+      [join(ROOT, "scripts", "commands", `${name}.ts`), ...args],
+      { cwd: ROOT, env: childEnv, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** A temp folder for DATA_DIR, removed by the returned function. */
+export async function tempDataDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "winery-node-test-"));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export interface LocalStack {
+  postgres: EmbeddedPostgres;
+  neon: NeonLocal;
+  close(): Promise<void>;
+}
+
+/**
+ * A throwaway embedded PostgreSQL with the migrations applied, behind the local Neon endpoints,
+ * with the driver in this process pointed at them (as src/db/client.ts does in the Worker).
+ */
+export async function startLocalStack(): Promise<LocalStack> {
+  const postgres = await startEmbeddedPostgres();
+  const neon = await startNeonLocal({});
+  await applyMigrations(postgres.connectionString, join(ROOT, "drizzle"));
+  neonConfig.fetchEndpoint = neon.httpEndpoint;
+  neonConfig.wsProxy = (host, port) => `${neon.wsProxy}/v2?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
+  neonConfig.webSocketConstructor = WebSocket;
+  return {
+    postgres,
+    neon,
+    async close() {
+      await neon.close();
+      await postgres.close();
+    },
+  };
+}
+
+/** No stack trace in a command's output: a user-facing failure is one line. */
+export const STACK_FRAME = /^\s+at .+[:(]/m;

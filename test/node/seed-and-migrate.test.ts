@@ -1,0 +1,114 @@
+// db:migrate reports what it applied; npm run seed twice adds no rows and replaces its key.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDatabase } from "../../src/db/client";
+import { UnauthenticatedError } from "../../src/lib/errors";
+import { authenticate } from "../../src/services/auth/authenticate";
+import { type LocalStack, runCommand, startLocalStack } from "./helpers";
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startLocalStack();
+});
+afterAll(() => stack?.close());
+
+function databaseUrl(name: string): string {
+  const url = new URL(stack.postgres.connectionString);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) {
+  const client = new pg.Client({ connectionString: stack.postgres.connectionString });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe("npm run db:migrate", () => {
+  it("lists the migrations it applied, then says that nothing is pending", async () => {
+    await query("create database fresh");
+    const env = { DATABASE_URL: databaseUrl("fresh") };
+    const first = await runCommand("migrate", [], env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      /^db:migrate: applied 0000_init, 0001_[a-z_]+, .* to DATABASE_URL \(127\.0\.0\.1:\d+\/fresh\)\n$/,
+    );
+    const second = await runCommand("migrate", [], env);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe(
+      `db:migrate: nothing pending on DATABASE_URL (127.0.0.1:${stack.postgres.port}/fresh)\n`,
+    );
+  });
+
+  it("refuses a database that does not exist, in one line", async () => {
+    const { code, stderr } = await runCommand("migrate", [], {
+      DATABASE_URL: databaseUrl("no_such_db"),
+    });
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      `db:migrate: cannot use DATABASE_URL (127.0.0.1:${stack.postgres.port}/no_such_db): database "no_such_db" does not exist (SQLSTATE 3D000)`,
+    );
+  });
+});
+
+describe("npm run seed, twice", () => {
+  const counts = () =>
+    query<{ contacts: number; orders: number; receipts: number; keys: number }>(
+      `select (select count(*)::int from contacts) as contacts,
+              (select count(*)::int from orders) as orders,
+              (select count(*)::int from receipts) as receipts,
+              (select count(*)::int from api_keys) as keys`,
+    ).then((rows) => rows[0]);
+
+  async function seed() {
+    const { code, stdout } = await runCommand("seed", [], {
+      DATABASE_URL: stack.postgres.connectionString,
+    });
+    expect(code).toBe(0);
+    const last = stdout.trim().split("\n").at(-1) ?? "";
+    return JSON.parse(last) as Record<string, unknown>;
+  }
+
+  const http = () =>
+    createDatabase(
+      {
+        DATABASE_URL: stack.postgres.connectionString,
+        NEON_HTTP_ENDPOINT: stack.neon.httpEndpoint,
+        NEON_WS_PROXY: stack.neon.wsProxy,
+      },
+      () => {},
+    ).http;
+
+  it("adds no rows the second time, prints a working key each time and kills the earlier one", async () => {
+    const first = await seed();
+    expect(first).toEqual({
+      wineryId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      apiChannelKey: "demo-webshop",
+      apiKey: expect.stringMatching(/^wk_/),
+      orderId: expect.any(Number),
+    });
+    const afterFirst = await counts();
+    expect(afterFirst).toMatchObject({ keys: 1 });
+    expect(afterFirst?.contacts).toBeGreaterThan(0);
+    expect(afterFirst?.orders).toBeGreaterThan(0);
+    const principal = await authenticate(http(), first.apiKey as string);
+    expect(principal.wineryId).toBe(first.wineryId);
+
+    const second = await seed();
+    expect(second.apiKey).not.toBe(first.apiKey);
+    expect({ ...second, apiKey: "" }).toEqual({ ...first, apiKey: "" });
+    expect(await counts()).toEqual(afterFirst);
+    await expect(authenticate(http(), second.apiKey as string)).resolves.toMatchObject({
+      wineryId: first.wineryId,
+    });
+    // Past the per-isolate cache of verified keys, the first key is refused.
+    const later = Date.now() + 60_000;
+    await expect(authenticate(http(), first.apiKey as string, later)).rejects.toBeInstanceOf(
+      UnauthenticatedError,
+    );
+  });
+});
