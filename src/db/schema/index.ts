@@ -1,4 +1,5 @@
 export * from "./api-keys";
+export * from "./commerce-sessions";
 export * from "./contacts";
 export * from "./orders";
 export * from "./receipts";

@@ -1,4 +1,12 @@
 import { createRouter } from "../../lib/router";
+import {
+  getCommerceSessionHandler,
+  putCommerceSessionHandler,
+} from "../commerce-sessions/commerce-sessions.handlers";
+import {
+  getCommerceSessionRoute,
+  putCommerceSessionRoute,
+} from "../commerce-sessions/commerce-sessions.routes";
 import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
 import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
 import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
@@ -7,4 +15,6 @@ import { upsertShopPluginOrderRoute } from "../shop-plugin/shop-plugin.routes";
 export const v2 = createRouter()
   .openapi(upsertContactRoute, upsertContactHandler)
   .openapi(exportContactsV2Route, exportContactsV2Handler)
-  .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler);
+  .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler)
+  .openapi(putCommerceSessionRoute, putCommerceSessionHandler)
+  .openapi(getCommerceSessionRoute, getCommerceSessionHandler);
