@@ -9,6 +9,8 @@ import {
 } from "../commerce-sessions/commerce-sessions.routes";
 import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
 import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
+import { queryReceiptsHandler } from "../receipts/receipts.handlers";
+import { queryReceiptsRoute } from "../receipts/receipts.routes";
 import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
 import { upsertShopPluginOrderRoute } from "../shop-plugin/shop-plugin.routes";
 
@@ -17,4 +19,5 @@ export const v2 = createRouter()
   .openapi(exportContactsV2Route, exportContactsV2Handler)
   .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler)
   .openapi(putCommerceSessionRoute, putCommerceSessionHandler)
-  .openapi(getCommerceSessionRoute, getCommerceSessionHandler);
+  .openapi(getCommerceSessionRoute, getCommerceSessionHandler)
+  .openapi(queryReceiptsRoute, queryReceiptsHandler);
