@@ -9,6 +9,12 @@ import {
 } from "../commerce-sessions/commerce-sessions.routes";
 import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
 import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
+import {
+  getCouponHandler,
+  putCouponHandler,
+  validateCouponHandler,
+} from "../coupons/coupons.handlers";
+import { getCouponRoute, putCouponRoute, validateCouponRoute } from "../coupons/coupons.routes";
 import { queryReceiptsHandler } from "../receipts/receipts.handlers";
 import { queryReceiptsRoute } from "../receipts/receipts.routes";
 import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
@@ -20,4 +26,8 @@ export const v2 = createRouter()
   .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler)
   .openapi(putCommerceSessionRoute, putCommerceSessionHandler)
   .openapi(getCommerceSessionRoute, getCommerceSessionHandler)
-  .openapi(queryReceiptsRoute, queryReceiptsHandler);
+  .openapi(queryReceiptsRoute, queryReceiptsHandler)
+  // /coupons/validate before /coupons/{code}, so "validate" is never taken for a code.
+  .openapi(validateCouponRoute, validateCouponHandler)
+  .openapi(putCouponRoute, putCouponHandler)
+  .openapi(getCouponRoute, getCouponHandler);
