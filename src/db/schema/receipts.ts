@@ -56,7 +56,19 @@ export const receipts = pgTable(
   },
   (t) => [
     unique("receipts_winery_progressive_number").on(t.wineryId, t.progressiveNumber),
-    index("receipts_winery_created_at_idx").on(t.wineryId, t.createdAt),
+    // E4 pages at a million receipts: every index leads with the winery, then a sort key and the
+    // id tie-breaker, so a page is an index range walk (either direction) that stops at LIMIT.
+    // progressiveNumber sorts through the unique key above.
+    index("receipts_winery_created_at_idx").on(t.wineryId, t.createdAt, t.id),
+    index("receipts_winery_ref_date_idx").on(t.wineryId, t.refDate, t.id),
+    index("receipts_winery_total_cents_idx").on(t.wineryId, t.totalCents, t.id),
+    // The channel filter is the common narrow one (a shop, a terminal's channel).
+    index("receipts_winery_channel_created_at_idx").on(
+      t.wineryId,
+      t.wineryChannelId,
+      t.createdAt,
+      t.id,
+    ),
     index("receipts_order_idx").on(t.orderId),
   ],
 );

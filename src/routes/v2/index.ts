@@ -1,10 +1,33 @@
 import { createRouter } from "../../lib/router";
+import {
+  getCommerceSessionHandler,
+  putCommerceSessionHandler,
+} from "../commerce-sessions/commerce-sessions.handlers";
+import {
+  getCommerceSessionRoute,
+  putCommerceSessionRoute,
+} from "../commerce-sessions/commerce-sessions.routes";
 import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
 import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
+import {
+  getCouponHandler,
+  putCouponHandler,
+  validateCouponHandler,
+} from "../coupons/coupons.handlers";
+import { getCouponRoute, putCouponRoute, validateCouponRoute } from "../coupons/coupons.routes";
+import { queryReceiptsHandler } from "../receipts/receipts.handlers";
+import { queryReceiptsRoute } from "../receipts/receipts.routes";
 import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
 import { upsertShopPluginOrderRoute } from "../shop-plugin/shop-plugin.routes";
 
 export const v2 = createRouter()
   .openapi(upsertContactRoute, upsertContactHandler)
   .openapi(exportContactsV2Route, exportContactsV2Handler)
-  .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler);
+  .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler)
+  .openapi(putCommerceSessionRoute, putCommerceSessionHandler)
+  .openapi(getCommerceSessionRoute, getCommerceSessionHandler)
+  .openapi(queryReceiptsRoute, queryReceiptsHandler)
+  // /coupons/validate before /coupons/{code}, so "validate" is never taken for a code.
+  .openapi(validateCouponRoute, validateCouponHandler)
+  .openapi(putCouponRoute, putCouponHandler)
+  .openapi(getCouponRoute, getCouponHandler);
