@@ -1,4 +1,10 @@
 import { createRouter } from "../../lib/router";
+import {
+  getProductHandler,
+  listProductsHandler,
+  putProductHandler,
+} from "../catalogue/products.handlers";
+import { getProductRoute, listProductsRoute, putProductRoute } from "../catalogue/products.routes";
 import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
 import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
 import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
@@ -7,4 +13,7 @@ import { upsertShopPluginOrderRoute } from "../shop-plugin/shop-plugin.routes";
 export const v2 = createRouter()
   .openapi(upsertContactRoute, upsertContactHandler)
   .openapi(exportContactsV2Route, exportContactsV2Handler)
-  .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler);
+  .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler)
+  .openapi(listProductsRoute, listProductsHandler)
+  .openapi(putProductRoute, putProductHandler)
+  .openapi(getProductRoute, getProductHandler);
