@@ -1,5 +1,13 @@
 import { createRouter } from "../../lib/router";
 import {
+  toggleAttributeVisibilityHandler,
+  upsertAttributeHandler,
+} from "../catalogue/attributes.handlers";
+import {
+  toggleAttributeVisibilityRoute,
+  upsertAttributeRoute,
+} from "../catalogue/attributes.routes";
+import {
   getProductHandler,
   listProductsHandler,
   putProductHandler,
@@ -16,4 +24,6 @@ export const v2 = createRouter()
   .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler)
   .openapi(listProductsRoute, listProductsHandler)
   .openapi(putProductRoute, putProductHandler)
-  .openapi(getProductRoute, getProductHandler);
+  .openapi(getProductRoute, getProductHandler)
+  .openapi(upsertAttributeRoute, upsertAttributeHandler)
+  .openapi(toggleAttributeVisibilityRoute, toggleAttributeVisibilityHandler);
