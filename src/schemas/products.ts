@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, Cents, DateTime, FreeObject, Int32, Int64, Uuid } from "./common";
+import { CalendarDate, Cents, DateTime, FreeObject, Int32, Int64, Int64Id, Uuid } from "./common";
 
 const Text = z.string().max(10_000);
 const ShortText = z.string().max(500);
@@ -156,4 +156,17 @@ export const ProductWineryParamsSchema = z.object({
 });
 export const ProductIdParamsSchema = z.object({
   id: Uuid.openapi({ param: { name: "id", in: "path" } }),
+});
+
+export const UpdateFileMetadataRequestSchema = z
+  .object({
+    displayOrder: Int32.optional(),
+    flags: z.string().max(500).nullable().optional(),
+  })
+  .openapi("UpdateFileMetadataRequest");
+export type UpdateFileMetadataRequest = z.infer<typeof UpdateFileMetadataRequestSchema>;
+
+export const ProductFileParamsSchema = z.object({
+  id: Uuid.openapi({ param: { name: "id", in: "path" } }),
+  fileId: Int64Id.openapi({ param: { name: "fileId", in: "path" } }),
 });

@@ -4,9 +4,12 @@ import { errorResponses, readErrorResponses } from "../../schemas/problem";
 import { ProductInputSchema } from "../../schemas/product-input";
 import {
   ListProductsRequestSchema,
+  ProductFileParamsSchema,
+  ProductFileSchema,
   ProductIdParamsSchema,
   ProductSchema,
   ProductWineryParamsSchema,
+  UpdateFileMetadataRequestSchema,
 } from "../../schemas/products";
 
 export const listProductsRoute = createRoute({
@@ -54,5 +57,23 @@ export const getProductRoute = createRoute({
   responses: {
     200: jsonResponse(ProductSchema, "The product."),
     ...readErrorResponses("NOT_FOUND"),
+  },
+});
+
+export const updateFileMetadataRoute = createRoute({
+  method: "put",
+  path: "/product-catalog/products/{id}/files/{fileId}",
+  tags: ["Product catalogue"],
+  operationId: "updateFileMetadata",
+  summary: "E12. Update product file metadata",
+  description:
+    "Updates displayOrder and flags of a file of a product of the winery, in one statement; fields left out keep their values and `flags: null` clears them. Answers the updated file as E10 lists it (the interface does not show a body): its stored members plus id, productId, displayOrder, flags and updatedAt. A file that is not a file of this product of the winery is 404.",
+  request: {
+    params: ProductFileParamsSchema,
+    body: jsonRequestBody(UpdateFileMetadataRequestSchema),
+  },
+  responses: {
+    200: jsonResponse(ProductFileSchema, "The updated file."),
+    ...errorResponses("NOT_FOUND"),
   },
 });

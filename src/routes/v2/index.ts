@@ -11,8 +11,14 @@ import {
   getProductHandler,
   listProductsHandler,
   putProductHandler,
+  updateFileMetadataHandler,
 } from "../catalogue/products.handlers";
-import { getProductRoute, listProductsRoute, putProductRoute } from "../catalogue/products.routes";
+import {
+  getProductRoute,
+  listProductsRoute,
+  putProductRoute,
+  updateFileMetadataRoute,
+} from "../catalogue/products.routes";
 import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
 import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
 import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
@@ -25,5 +31,6 @@ export const v2 = createRouter()
   .openapi(listProductsRoute, listProductsHandler)
   .openapi(putProductRoute, putProductHandler)
   .openapi(getProductRoute, getProductHandler)
+  .openapi(updateFileMetadataRoute, updateFileMetadataHandler)
   .openapi(upsertAttributeRoute, upsertAttributeHandler)
   .openapi(toggleAttributeVisibilityRoute, toggleAttributeVisibilityHandler);
