@@ -21,6 +21,16 @@ import {
 } from "../catalogue/products.routes";
 import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
 import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
+import {
+  createCustomerClassHandler,
+  getCustomerClassHandler,
+  updateCustomerClassHandler,
+} from "../customer-classes/customer-classes.handlers";
+import {
+  createCustomerClassRoute,
+  getCustomerClassRoute,
+  updateCustomerClassRoute,
+} from "../customer-classes/customer-classes.routes";
 import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
 import { upsertShopPluginOrderRoute } from "../shop-plugin/shop-plugin.routes";
 
@@ -33,4 +43,7 @@ export const v2 = createRouter()
   .openapi(getProductRoute, getProductHandler)
   .openapi(updateFileMetadataRoute, updateFileMetadataHandler)
   .openapi(upsertAttributeRoute, upsertAttributeHandler)
-  .openapi(toggleAttributeVisibilityRoute, toggleAttributeVisibilityHandler);
+  .openapi(toggleAttributeVisibilityRoute, toggleAttributeVisibilityHandler)
+  .openapi(createCustomerClassRoute, createCustomerClassHandler)
+  .openapi(updateCustomerClassRoute, updateCustomerClassHandler)
+  .openapi(getCustomerClassRoute, getCustomerClassHandler);
