@@ -6,8 +6,8 @@ import { z } from "@hono/zod-openapi";
 import { MAX_SAFE_CENTS } from "../lib/money";
 
 /** Instants Postgres and every client can hold: years 0001..9999 in UTC. */
-const MIN_INSTANT_MS = Date.parse("0001-01-01T00:00:00.000Z");
-const MAX_INSTANT_MS = Date.parse("9999-12-31T23:59:59.999Z");
+export const MIN_INSTANT_MS = Date.parse("0001-01-01T00:00:00.000Z");
+export const MAX_INSTANT_MS = Date.parse("9999-12-31T23:59:59.999Z");
 
 /**
  * ISO 8601 instant with an offset (`Z` or `+02:00`), as decisions.md requires for date-time, whose

@@ -1,5 +1,25 @@
 import { createRouter } from "../../lib/router";
 import {
+  toggleAttributeVisibilityHandler,
+  upsertAttributeHandler,
+} from "../catalogue/attributes.handlers";
+import {
+  toggleAttributeVisibilityRoute,
+  upsertAttributeRoute,
+} from "../catalogue/attributes.routes";
+import {
+  getProductHandler,
+  listProductsHandler,
+  putProductHandler,
+  updateFileMetadataHandler,
+} from "../catalogue/products.handlers";
+import {
+  getProductRoute,
+  listProductsRoute,
+  putProductRoute,
+  updateFileMetadataRoute,
+} from "../catalogue/products.routes";
+import {
   getCommerceSessionHandler,
   putCommerceSessionHandler,
 } from "../commerce-sessions/commerce-sessions.handlers";
@@ -7,14 +27,24 @@ import {
   getCommerceSessionRoute,
   putCommerceSessionRoute,
 } from "../commerce-sessions/commerce-sessions.routes";
-import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
-import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
+import { exportContactsV2Handler, exportContactsV2Handler, upsertContactHandler, upsertContactHandler } from "../contacts/contacts.handlers";
+import { exportContactsV2Route, exportContactsV2Route, upsertContactRoute, upsertContactRoute } from "../contacts/contacts.routes";
 import {
   getCouponHandler,
   putCouponHandler,
   validateCouponHandler,
 } from "../coupons/coupons.handlers";
 import { getCouponRoute, putCouponRoute, validateCouponRoute } from "../coupons/coupons.routes";
+import {
+  createCustomerClassHandler,
+  getCustomerClassHandler,
+  updateCustomerClassHandler,
+} from "../customer-classes/customer-classes.handlers";
+import {
+  createCustomerClassRoute,
+  getCustomerClassRoute,
+  updateCustomerClassRoute,
+} from "../customer-classes/customer-classes.routes";
 import { queryReceiptsHandler } from "../receipts/receipts.handlers";
 import { queryReceiptsRoute } from "../receipts/receipts.routes";
 import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
@@ -30,4 +60,13 @@ export const v2 = createRouter()
   // /coupons/validate before /coupons/{code}, so "validate" is never taken for a code.
   .openapi(validateCouponRoute, validateCouponHandler)
   .openapi(putCouponRoute, putCouponHandler)
-  .openapi(getCouponRoute, getCouponHandler);
+  .openapi(getCouponRoute, getCouponHandler)
+  .openapi(listProductsRoute, listProductsHandler)
+  .openapi(putProductRoute, putProductHandler)
+  .openapi(getProductRoute, getProductHandler)
+  .openapi(updateFileMetadataRoute, updateFileMetadataHandler)
+  .openapi(upsertAttributeRoute, upsertAttributeHandler)
+  .openapi(toggleAttributeVisibilityRoute, toggleAttributeVisibilityHandler)
+  .openapi(createCustomerClassRoute, createCustomerClassHandler)
+  .openapi(updateCustomerClassRoute, updateCustomerClassHandler)
+  .openapi(getCustomerClassRoute, getCustomerClassHandler);

@@ -1,0 +1,56 @@
+import { createRoute } from "@hono/zod-openapi";
+import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import {
+  CustomerClassIdParamsSchema,
+  CustomerClassSchema,
+  UpdateCustomerClassCommandSchema,
+} from "../../schemas/customer-classes";
+import { errorResponses, readErrorResponses } from "../../schemas/problem";
+
+const TIMESTAMPS =
+  "Timestamps (validityDate, createdAt, updatedAt) are java.sql.Timestamp's bean shape in UTC, exactly as its getters give it (year since 1900, month 0..11, date = day of month, day = weekday 0 = Sunday, nanos 0..999,999,999 also before 1970, Java's Julian calendar before 1582-10-15). On input validityDate is that object (only `time` is read) or an ISO date-time; null or absent means no expiry. isExpired: validityDate lies in the past. Rates are percentages 0..100; priceType is MONTHLY, YEARLY or UNA_TANTUM. Fields left out take their defaults (rates and price 0, isActive true, isPaid false). classId is numbered per winery (1, 2, 3, ...) when the class is created and is ignored on input.";
+
+export const createCustomerClassRoute = createRoute({
+  method: "post",
+  path: "/customerclass",
+  tags: ["Customer classes"],
+  operationId: "createCustomerClass",
+  summary: "Create a customer class",
+  description: `Creates a class (a wine club, a trade class) of the API key's winery, with the winery's next classId, in one statement. A body wineryId other than the key's is 403. ${TIMESTAMPS}`,
+  request: { body: jsonRequestBody(UpdateCustomerClassCommandSchema) },
+  responses: {
+    201: jsonResponse(CustomerClassSchema, "The created class."),
+    ...errorResponses("FORBIDDEN"),
+  },
+});
+
+export const updateCustomerClassRoute = createRoute({
+  method: "put",
+  path: "/customerclass/{id}",
+  tags: ["Customer classes"],
+  operationId: "updateCustomerClass",
+  summary: "E7. Update a customer class by id",
+  description: `Replaces the fields of an existing class of the winery in one statement (404 otherwise, another winery's included). A body id other than the path's is 400; a body wineryId other than the key's is 403. ${TIMESTAMPS}`,
+  request: {
+    params: CustomerClassIdParamsSchema,
+    body: jsonRequestBody(UpdateCustomerClassCommandSchema),
+  },
+  responses: {
+    200: jsonResponse(CustomerClassSchema, "The updated class."),
+    ...errorResponses("FORBIDDEN", "NOT_FOUND"),
+  },
+});
+
+export const getCustomerClassRoute = createRoute({
+  method: "get",
+  path: "/customerclass/{id}",
+  tags: ["Customer classes"],
+  operationId: "getCustomerClass",
+  summary: "Read a customer class",
+  description: `One class of the winery (404 otherwise). ${TIMESTAMPS}`,
+  request: { params: CustomerClassIdParamsSchema },
+  responses: {
+    200: jsonResponse(CustomerClassSchema, "The class."),
+    ...readErrorResponses("NOT_FOUND"),
+  },
+});

@@ -1,0 +1,59 @@
+import { z } from "@hono/zod-openapi";
+import { DateTime, Int32, Int64, Int64Id } from "./common";
+
+const Names = z.record(z.string().min(1).max(35), z.string().max(500)).openapi({
+  description: "The attribute's name by language key (it, en, ...).",
+  example: { it: "Vitigno", en: "Grape" },
+});
+
+export const UpsertAttributeRequestSchema = z
+  .object({
+    attributeId: Int64.min(1).optional(),
+    code: z.string().trim().min(1).max(100).openapi({ example: "grape" }),
+    names: Names.optional(),
+    applicableToTypes: z.array(z.string().min(1).max(100)).max(100).optional(),
+    displayOrder: Int32.optional(),
+    isVisible: z.boolean().optional(),
+    valueType: z.string().min(1).max(50).optional().openapi({ example: "TEXT" }),
+  })
+  .openapi("UpsertAttributeRequest");
+export type UpsertAttributeRequest = z.infer<typeof UpsertAttributeRequestSchema>;
+
+export const CreationResponseSchema = z
+  .object({
+    id: z
+      .string()
+      .openapi({ description: "The attribute's id (int64) as a string.", example: "42" }),
+    message: z.string(),
+    status: z.enum(["CREATED", "UPDATED"]),
+  })
+  .openapi("CreationResponse");
+export type CreationResponse = z.infer<typeof CreationResponseSchema>;
+
+export const AttributeSchema = z
+  .object({
+    id: Int64,
+    code: z.string(),
+    names: z.record(z.string(), z.string()),
+    applicableToTypes: z.array(z.string()),
+    displayOrder: Int32,
+    isVisible: z.boolean(),
+    valueType: z.string(),
+    updatedAt: DateTime,
+  })
+  .openapi("Attribute");
+export type Attribute = z.infer<typeof AttributeSchema>;
+
+export const ToggleVisibilityRequestSchema = z
+  .object({
+    isVisible: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Present: set visibility to this value. Absent: flip it." }),
+  })
+  .openapi("ToggleVisibilityRequest");
+export type ToggleVisibilityRequest = z.infer<typeof ToggleVisibilityRequestSchema>;
+
+export const AttributeIdParamsSchema = z.object({
+  id: Int64Id.openapi({ param: { name: "id", in: "path" } }),
+});

@@ -1,0 +1,88 @@
+import { z } from "@hono/zod-openapi";
+import { DateTime, Int32, Int64, MAX_INSTANT_MS, MIN_INSTANT_MS, Uuid } from "./common";
+
+const TimestampFields = {
+  date: Int32.openapi({ description: "Day of the month, 1..31." }),
+  day: Int32.openapi({ description: "Day of the week, 0 = Sunday." }),
+  hours: Int32,
+  minutes: Int32,
+  month: Int32.openapi({ description: "0 = January." }),
+  nanos: Int32.openapi({ description: "Fraction of the second in nanoseconds, 0..999,999,999." }),
+  seconds: Int32,
+  time: Int64.openapi({ description: "Epoch milliseconds: the instant." }),
+  timezoneOffset: Int32.openapi({ description: "Always 0 (UTC)." }),
+  year: Int32.openapi({ description: "Year minus 1900." }),
+};
+
+export const TimestampSchema = z.object(TimestampFields).openapi("Timestamp", {
+  description:
+    "java.sql.Timestamp's bean shape in UTC: every field is what its getters give with the JVM's default time zone UTC, including Java's Julian calendar before 1582-10-15.",
+});
+
+const EpochMillis = Int64.min(MIN_INSTANT_MS, "must lie in the years 0001..9999 in UTC").max(
+  MAX_INSTANT_MS,
+  "must lie in the years 0001..9999 in UTC",
+);
+
+/** A Timestamp on input: the object (its `time` decides; the other fields are not read) or ISO. */
+export const TimestampInputSchema = z
+  .union([
+    DateTime.transform((iso) => Date.parse(iso)),
+    z
+      .object({ ...TimestampFields, time: EpochMillis })
+      .partial()
+      .required({ time: true })
+      .transform((t) => t.time),
+  ])
+  .openapi("TimestampInput", {
+    description:
+      "A Timestamp object (only `time`, epoch milliseconds, is read) or an ISO 8601 date-time with offset. Years 0001..9999 in UTC.",
+  });
+
+const Rate = z.number().min(0).max(100).openapi({ description: "A percentage, 0..100." });
+const PriceType = z.enum(["MONTHLY", "YEARLY", "UNA_TANTUM"]);
+
+export const UpdateCustomerClassCommandSchema = z
+  .object({
+    id: Uuid.optional().openapi({ description: "If present, must be the id in the path." }),
+    wineryId: Uuid.optional().openapi({ description: "If present, must be the API key's winery." }),
+    classId: Int32.optional().openapi({
+      description: "Read-only: numbered by the service per winery (1, 2, 3, ...); ignored.",
+    }),
+    className: z.string().trim().min(1).max(200),
+    classType: z.string().trim().min(1).max(100),
+    caseDiscountRate: Rate.default(0),
+    discountRate: Rate.default(0),
+    isActive: z.boolean().default(true),
+    isPaid: z.boolean().default(false),
+    price: z.number().min(0).max(1e12).default(0),
+    priceType: PriceType,
+    validityDate: TimestampInputSchema.nullable().default(null),
+  })
+  .openapi("UpdateCustomerClassCommand");
+export type CustomerClassCommand = z.infer<typeof UpdateCustomerClassCommandSchema>;
+
+export const CustomerClassSchema = z
+  .object({
+    id: Uuid,
+    wineryId: Uuid,
+    classId: Int32,
+    className: z.string(),
+    classType: z.string(),
+    caseDiscountRate: z.number(),
+    discountRate: z.number(),
+    isActive: z.boolean(),
+    isPaid: z.boolean(),
+    price: z.number(),
+    priceType: PriceType,
+    validityDate: TimestampSchema.nullable(),
+    isExpired: z.boolean().openapi({ description: "validityDate lies in the past." }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi("CustomerClassDTO");
+export type CustomerClass = z.infer<typeof CustomerClassSchema>;
+
+export const CustomerClassIdParamsSchema = z.object({
+  id: Uuid.openapi({ param: { name: "id", in: "path" } }),
+});

@@ -1,0 +1,129 @@
+import { z } from "@hono/zod-openapi";
+import { CalendarDate, Cents, FreeObject, Int32, Int64, Uuid } from "./common";
+import { CategorySchema, ProductSchema } from "./products";
+
+const optional = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+/** A category is created or updated (by id) with the product that lists it. */
+const CategoryInputSchema = CategorySchema.omit({
+  categoryId: true,
+  wineryId: true,
+  productsCount: true,
+})
+  .partial()
+  .required({ id: true })
+  .extend({ priority: Int32.optional() })
+  .openapi("CategoryInput");
+
+const ChannelInputSchema = z
+  .object({
+    wineryChannelId: Uuid,
+    priceCents: Cents,
+    active: z.boolean().optional(),
+    maxUnitsPerOrder: optional(Int32.min(1)),
+  })
+  .openapi("ChannelInput");
+
+const AttributeAssignmentInputSchema = z
+  .object({
+    attributeId: Int64.min(1),
+    attributeValueId: Int64.min(1).optional(),
+    value: z.string().min(1).max(500).optional(),
+  })
+  .refine((a) => (a.attributeValueId === undefined) !== (a.value === undefined), {
+    message: "give exactly one of attributeValueId and value",
+    path: ["attributeValueId"],
+  })
+  .openapi("AttributeAssignmentInput");
+
+const MetadataInputSchema = z
+  .object({
+    metadataName: z.string().min(1).max(200),
+    metadataValue: optional(z.string().max(10_000)),
+    active: z.boolean().optional(),
+    validityFrom: optional(CalendarDate),
+    validityTo: optional(CalendarDate),
+  })
+  .openapi("ProductMetadataInput");
+
+const FileMembers = z.object({
+  id: Int64.min(1).optional(),
+  displayOrder: Int32.optional(),
+  flags: optional(z.string().max(500)),
+});
+
+/** A file is free-form; the members the service reads are checked, the rest is kept as sent. */
+const FileInputSchema = FreeObject.superRefine((file, ctx) => {
+  const result = FileMembers.safeParse(file);
+  if (result.success) return;
+  for (const issue of result.error.issues) {
+    ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+  }
+}).openapi("ProductFileInput", {
+  type: "object",
+  additionalProperties: true,
+  properties: {
+    id: { type: "integer", format: "int64" },
+    displayOrder: { type: "integer", format: "int32" },
+    flags: { type: "string", nullable: true },
+  },
+});
+
+/** An array refinement: no two elements share a key. */
+const unique =
+  <T>(key: (item: T, index: number) => unknown) =>
+  (items: T[]) =>
+    new Set(items.map(key)).size === items.length;
+
+const productShape = ProductSchema.shape;
+
+export const ProductInputSchema = z
+  .object(
+    Object.fromEntries(
+      Object.entries(productShape)
+        .filter(
+          ([key]) =>
+            !["id", "categories", "channels", "attributeAssignments", "metadata", "files"].includes(
+              key,
+            ),
+        )
+        .map(([key, schema]) => [key, (schema as z.ZodType).optional()]),
+    ) as {
+      [K in Exclude<
+        keyof typeof productShape,
+        "id" | "categories" | "channels" | "attributeAssignments" | "metadata" | "files"
+      >]: z.ZodOptional<(typeof productShape)[K]>;
+    },
+  )
+  .extend({
+    categories: z
+      .array(CategoryInputSchema)
+      .max(100)
+      .default([])
+      .refine(
+        unique((c: CategoryInput) => c.id.toLowerCase()),
+        "lists a category id twice",
+      ),
+    channels: z
+      .array(ChannelInputSchema)
+      .max(100)
+      .default([])
+      .refine(
+        (channels) =>
+          new Set(channels.map((c) => c.wineryChannelId.toLowerCase())).size === channels.length,
+        "lists a wineryChannelId twice",
+      ),
+    attributeAssignments: z.array(AttributeAssignmentInputSchema).max(200).default([]),
+    metadata: z.array(MetadataInputSchema).max(200).default([]),
+    files: z
+      .array(FileInputSchema)
+      .max(200)
+      .default([])
+      .refine(
+        unique((f: Record<string, unknown>, i) => (typeof f.id === "number" ? f.id : `new ${i}`)),
+        "lists a file id twice",
+      ),
+  })
+  .openapi("ProductInput");
+export type ProductInput = z.infer<typeof ProductInputSchema>;
+export type CategoryInput = z.infer<typeof CategoryInputSchema>;

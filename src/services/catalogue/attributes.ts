@@ -1,0 +1,96 @@
+import { and, eq, not, sql } from "drizzle-orm";
+import type { HttpDb } from "../../db/client";
+import { postgresError } from "../../db/errors";
+import { attributes } from "../../db/schema";
+import { AppError, NotFoundError } from "../../lib/errors";
+import type {
+  Attribute,
+  CreationResponse,
+  ToggleVisibilityRequest,
+  UpsertAttributeRequest,
+} from "../../schemas/attributes";
+
+/**
+ * E6. One statement either way: with `attributeId`, an UPDATE of the winery's attribute (NOT_FOUND
+ * otherwise); without, an INSERT ... ON CONFLICT (winery_id, code) DO UPDATE, so concurrent
+ * upserts of one code converge on one attribute. Fields left out keep their stored values (defaults
+ * on creation).
+ */
+export async function upsertAttribute(
+  db: HttpDb,
+  wineryId: string,
+  input: UpsertAttributeRequest,
+): Promise<CreationResponse> {
+  const { attributeId, ...fields } = input;
+  const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  try {
+    if (attributeId !== undefined) {
+      const [row] = await db
+        .update(attributes)
+        .set({ ...set, updatedAt: sql`now()` })
+        .where(and(eq(attributes.id, attributeId), eq(attributes.wineryId, wineryId)))
+        .returning({ id: attributes.id });
+      if (!row) throw new NotFoundError("Attribute", attributeId);
+      return answer(row.id, false);
+    }
+    const [row] = await db
+      .insert(attributes)
+      .values({ ...fields, wineryId })
+      .onConflictDoUpdate({
+        target: [attributes.wineryId, attributes.code],
+        set: { ...set, updatedAt: sql`now()` },
+      })
+      .returning({ id: attributes.id, created: sql<boolean>`xmax = 0` });
+    if (!row) throw new Error("attribute upsert returned no row");
+    return answer(row.id, row.created);
+  } catch (error) {
+    if (postgresError(error)?.constraint === "attributes_winery_code") {
+      throw new AppError(
+        "CONFLICT",
+        `Another attribute of the winery has the code ${input.code}.`,
+        {
+          extensions: { attributeCode: input.code },
+        },
+      );
+    }
+    throw error;
+  }
+}
+
+function answer(id: number, created: boolean): CreationResponse {
+  return created
+    ? { id: String(id), message: "Attribute created.", status: "CREATED" }
+    : { id: String(id), message: "Attribute updated.", status: "UPDATED" };
+}
+
+/**
+ * E15. One UPDATE, no read first: `is_visible = not is_visible` is evaluated on the row as locked
+ * by the UPDATE, so concurrent toggles serialise and N toggles flip it N times. With `isVisible`,
+ * the attribute is set to that value instead (idempotent).
+ */
+export async function toggleAttributeVisibility(
+  db: HttpDb,
+  wineryId: string,
+  attributeId: number,
+  input: ToggleVisibilityRequest,
+): Promise<Attribute> {
+  const [row] = await db
+    .update(attributes)
+    .set({
+      isVisible: input.isVisible ?? not(attributes.isVisible),
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(attributes.id, attributeId), eq(attributes.wineryId, wineryId)))
+    .returning();
+  if (!row) throw new NotFoundError("Attribute", attributeId);
+  return {
+    id: row.id,
+    code: row.code,
+    names: row.names,
+    applicableToTypes: row.applicableToTypes,
+    displayOrder: row.displayOrder,
+    isVisible: row.isVisible,
+    valueType: row.valueType,
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

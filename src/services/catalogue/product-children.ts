@@ -1,0 +1,113 @@
+import { sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/types";
+import type { ProductInput } from "../../schemas/product-input";
+
+type Children = Pick<
+  ProductInput,
+  "categories" | "channels" | "attributeAssignments" | "metadata" | "files"
+>;
+
+/** Members of a file that are columns or answers, never kept in its free-form `data`. */
+const FILE_COLUMNS = "array['id', 'productId', 'displayOrder', 'flags', 'updatedAt']";
+
+/**
+ * The statements that replace a product's children, to run in one batch after the product upsert.
+ * They carry their rows as one jsonb parameter each, so an empty list is still a valid statement.
+ * Files keep their ids: a file sent with the id of one of this product's files is updated in place
+ * (E12 can keep addressing it), the product's files not sent are deleted, the rest are inserted.
+ */
+export function childStatements(db: AnyDb, wineryId: string, productId: string, c: Children) {
+  const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
+  const categories = c.categories.map((cat) => ({
+    ...cat,
+    priority: cat.priority ?? 0,
+  }));
+  return [
+    db.execute(sql`
+      insert into categories (id, winery_id, parent_category_id, name_en, name_it,
+        name_translation_id, name_translations, description_translation_id,
+        description_translations, priority)
+      select r.id, ${wineryId}, r."parentCategoryId", r."nameEn", r."nameIt",
+        r."nameTranslationId", r."nameTranslations", r."descriptionTranslationId",
+        r."descriptionTranslations", r.priority
+      from jsonb_to_recordset(${json(categories)}) as r(id uuid, "parentCategoryId" uuid,
+        "nameEn" text, "nameIt" text, "nameTranslationId" text, "nameTranslations" jsonb,
+        "descriptionTranslationId" text, "descriptionTranslations" jsonb, priority int)
+      on conflict (id) do update set
+        parent_category_id = excluded.parent_category_id, name_en = excluded.name_en,
+        name_it = excluded.name_it, name_translation_id = excluded.name_translation_id,
+        name_translations = excluded.name_translations,
+        description_translation_id = excluded.description_translation_id,
+        description_translations = excluded.description_translations,
+        priority = excluded.priority, updated_at = now()
+      where categories.winery_id = excluded.winery_id`),
+    db.execute(sql`delete from product_categories
+      where product_id = ${productId} and winery_id = ${wineryId}`),
+    db.execute(sql`
+      insert into product_categories (winery_id, product_id, category_id)
+      select ${wineryId}, ${productId}, r.id
+      from jsonb_to_recordset(${json(categories)}) as r(id uuid)`),
+    db.execute(sql`delete from product_channels
+      where product_id = ${productId} and winery_id = ${wineryId}`),
+    // A channel of another winery finds no sales channel: the NOT NULL refuses the whole batch.
+    db.execute(sql`
+      insert into product_channels (winery_id, product_id, winery_channel_id, active,
+        max_units_per_order, price_cents)
+      select ${wineryId}, ${productId}, s.id, coalesce(r.active, true), r."maxUnitsPerOrder",
+        r."priceCents"
+      from jsonb_to_recordset(${json(c.channels)}) as r("wineryChannelId" uuid, active boolean,
+        "maxUnitsPerOrder" int, "priceCents" bigint)
+      left join sales_channels s on s.id = r."wineryChannelId" and s.winery_id = ${wineryId}`),
+    db.execute(sql`delete from product_attribute_assignments
+      where product_id = ${productId} and winery_id = ${wineryId}`),
+    // Values named by text are created on first use; the attribute's foreign key holds tenancy.
+    db.execute(sql`
+      insert into attribute_values (winery_id, attribute_id, value)
+      select ${wineryId}, r."attributeId", r.value
+      from jsonb_to_recordset(${json(c.attributeAssignments)}) as r("attributeId" bigint, value text)
+      where r.value is not null
+      on conflict (attribute_id, value) do nothing`),
+    db.execute(sql`
+      insert into product_attribute_assignments (winery_id, product_id, attribute_id,
+        attribute_value_id)
+      select ${wineryId}, ${productId}, r."attributeId", coalesce(r."attributeValueId",
+        (select v.id from attribute_values v
+         where v.attribute_id = r."attributeId" and v.value = r.value))
+      from rows from (jsonb_to_recordset(${json(c.attributeAssignments)})
+        as ("attributeId" bigint, "attributeValueId" bigint, value text))
+        with ordinality as r("attributeId", "attributeValueId", value, n)
+      order by r.n`),
+    db.execute(sql`delete from product_metadata
+      where product_id = ${productId} and winery_id = ${wineryId}`),
+    db.execute(sql`
+      insert into product_metadata (winery_id, product_id, metadata_name, metadata_value, active,
+        validity_from, validity_to)
+      select ${wineryId}, ${productId}, r."metadataName", r."metadataValue",
+        coalesce(r.active, true), r."validityFrom", r."validityTo"
+      from rows from (jsonb_to_recordset(${json(c.metadata)}) as ("metadataName" text,
+        "metadataValue" text, active boolean, "validityFrom" date, "validityTo" date))
+        with ordinality as r("metadataName", "metadataValue", active, "validityFrom",
+        "validityTo", n)
+      order by r.n`),
+    db.execute(sql`
+      delete from product_files
+      where product_id = ${productId} and winery_id = ${wineryId}
+        and id not in (select (e->>'id')::bigint from jsonb_array_elements(${json(c.files)}) e
+                       where e->>'id' is not null)`),
+    db.execute(sql`
+      update product_files f set display_order = coalesce((e->>'displayOrder')::int, 0),
+        flags = e->>'flags', data = e - ${sql.raw(FILE_COLUMNS)}, updated_at = now()
+      from jsonb_array_elements(${json(c.files)}) e
+      where f.id = (e->>'id')::bigint and f.product_id = ${productId}
+        and f.winery_id = ${wineryId}`),
+    db.execute(sql`
+      insert into product_files (winery_id, product_id, display_order, flags, data)
+      select ${wineryId}, ${productId}, coalesce((x.e->>'displayOrder')::int, 0), x.e->>'flags',
+        x.e - ${sql.raw(FILE_COLUMNS)}
+      from jsonb_array_elements(${json(c.files)}) with ordinality as x(e, n)
+      where not exists (select 1 from product_files f
+        where f.id = (x.e->>'id')::bigint and f.product_id = ${productId}
+          and f.winery_id = ${wineryId})
+      order by x.n`),
+  ] as const;
+}

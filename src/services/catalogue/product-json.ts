@@ -1,0 +1,154 @@
+import { type SQL, sql } from "drizzle-orm";
+
+/**
+ * The ProductCatalogProduct document, built by Postgres as JSON text: one statement for any number
+ * of products (correlated subqueries per child collection, no query per row in the Worker), and the
+ * Worker passes the text through without parsing it.
+ */
+
+const ts = (column: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const day = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
+
+// jsonb_build_object takes at most 100 arguments, so the product is two objects merged.
+const PRODUCT_SCALARS = `jsonb_build_object(
+  'id', p.id, 'wineryId', p.winery_id, 'productId', p.product_id,
+  'variantMasterId', p.variant_master_id, 'fiscalNatureId', p.fiscal_nature_id,
+  'pointOfSaleSuiteId', p.point_of_sale_suite_id, 'active', p.active, 'status', p.status,
+  'displayStatus', p.display_status, 'typeId', p.type_id, 'sku', p.sku, 'barcode', p.barcode,
+  'nameEn', p.name_en, 'nameIt', p.name_it, 'descriptionEn', p.description_en,
+  'descriptionIt', p.description_it, 'nameTranslationId', p.name_translation_id,
+  'descriptionTranslationId', p.description_translation_id,
+  'shortDescriptionTranslationId', p.short_description_translation_id,
+  'metaTitleTranslationId', p.meta_title_translation_id,
+  'metaDescriptionTranslationId', p.meta_description_translation_id,
+  'posNameTranslationId', p.pos_name_translation_id
+) || jsonb_build_object(
+  'nameTranslations', p.name_translations, 'descriptionTranslations', p.description_translations,
+  'posNameTranslations', p.pos_name_translations, 'priceCents', p.price_cents,
+  'variantMinPriceCents', p.variant_min_price_cents, 'priceCurrency', p.price_currency,
+  'defaultVatRate', p.default_vat_rate, 'displayOrder', p.display_order,
+  'inventoryQuantity', p.inventory_quantity, 'orderingAll', p.ordering_all,
+  'orderingCategory', p.ordering_category, 'unitsPerCase', p.units_per_case,
+  'variantCount', p.variant_count, 'hasVariants', p.has_variants,
+  'inventoryTrackingActive', p.inventory_tracking_active, 'isBundle', p.is_bundle,
+  'isGiftCard', p.is_gift_card, 'showPos', p.show_pos, 'showWebsite', p.show_website,
+  'publishedAt', ${ts("p.published_at")}, 'validityFrom', ${day("p.validity_from")},
+  'validityTo', ${day("p.validity_to")}, 'weight', p.weight
+)`;
+
+const CATEGORIES = `coalesce((
+  select jsonb_agg(jsonb_build_object(
+    'id', c.id, 'categoryId', jsonb_build_object('id', c.id), 'wineryId', c.winery_id,
+    'parentCategoryId', c.parent_category_id, 'nameEn', c.name_en, 'nameIt', c.name_it,
+    'nameTranslationId', c.name_translation_id, 'nameTranslations', c.name_translations,
+    'descriptionTranslationId', c.description_translation_id,
+    'descriptionTranslations', c.description_translations, 'priority', c.priority,
+    'productsCount', coalesce(counts.n, 0)
+  ) order by c.priority, c.id)
+  from product_categories pc
+  join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id
+  left join category_counts counts on counts.category_id = c.id
+  where pc.product_id = p.id
+), '[]'::jsonb)`;
+
+const channels = (activeOnly: boolean) => `coalesce((
+  select jsonb_agg(jsonb_build_object(
+    'id', ch.id, 'wineryChannelId', ch.winery_channel_id, 'active', ch.active,
+    'maxUnitsPerOrder', ch.max_units_per_order, 'priceCents', ch.price_cents
+  ) order by ch.winery_channel_id)
+  from product_channels ch
+  where ch.product_id = p.id${activeOnly ? " and ch.active" : ""}
+), '[]'::jsonb)`;
+
+const ASSIGNMENTS = `coalesce((
+  select jsonb_agg(jsonb_build_object(
+    'id', a.id, 'productId', a.product_id, 'attributeId', a.attribute_id,
+    'attributeValueId', a.attribute_value_id, 'createdAt', ${ts("a.created_at")}
+  ) order by a.id)
+  from product_attribute_assignments a where a.product_id = p.id
+), '[]'::jsonb)`;
+
+const METADATA = `coalesce((
+  select jsonb_agg(jsonb_build_object(
+    'id', m.id, 'productId', m.product_id, 'metadataName', m.metadata_name,
+    'metadataValue', m.metadata_value, 'active', m.active,
+    'validityFrom', ${day("m.validity_from")}, 'validityTo', ${day("m.validity_to")},
+    'updatedAt', ${ts("m.updated_at")}
+  ) order by m.id)
+  from product_metadata m where m.product_id = p.id
+), '[]'::jsonb)`;
+
+/** A file answers as its stored members with the columns on top (the columns win). */
+export const FILE_JSON = (f: string) => `${f}.data || jsonb_build_object(
+  'id', ${f}.id, 'productId', ${f}.product_id, 'displayOrder', ${f}.display_order,
+  'flags', ${f}.flags, 'updatedAt', ${ts(`${f}.updated_at`)}
+)`;
+
+const FILES = `coalesce((
+  select jsonb_agg(${FILE_JSON("f")} order by f.display_order, f.id)
+  from product_files f where f.product_id = p.id
+), '[]'::jsonb)`;
+
+const productDocument = (activeChannelsOnly: boolean) => `${PRODUCT_SCALARS} || jsonb_build_object(
+  'categories', ${CATEGORIES}, 'channels', ${channels(activeChannelsOnly)},
+  'attributeAssignments', ${ASSIGNMENTS}, 'metadata', ${METADATA}, 'files', ${FILES}
+)`;
+
+export interface ProductFilter {
+  productId?: string;
+  includeInactive?: boolean;
+  activeChannelsOnly?: boolean;
+  categoryId?: string;
+  statuses?: string[];
+}
+
+/**
+ * One statement answering `body`: the JSON array text of the winery's products that pass the
+ * filter, ordered by displayOrder then id. A product is selected from `products` and its
+ * categories only aggregated, so one in two categories appears once.
+ */
+export function productsJsonStatement(wineryId: string, filter: ProductFilter): SQL {
+  return productsStatement(wineryId, filter, "array");
+}
+
+/** One statement answering `body`: the JSON text of one product of the winery, or no row. */
+export function productJsonStatement(wineryId: string, productId: string): SQL {
+  return productsStatement(wineryId, { productId, includeInactive: true }, "single");
+}
+
+function productsStatement(wineryId: string, filter: ProductFilter, shape: "array" | "single") {
+  const conditions: SQL[] = [sql`p.winery_id = ${wineryId}`];
+  if (filter.productId) conditions.push(sql`p.id = ${filter.productId}`);
+  if (!filter.includeInactive) conditions.push(sql`p.active`);
+  if (filter.statuses && filter.statuses.length > 0) {
+    // As one jsonb parameter: drizzle would spread a JS array into a list of parameters.
+    const statuses = JSON.stringify(filter.statuses);
+    conditions.push(sql`p.status in (select jsonb_array_elements_text(${statuses}::jsonb))`);
+  }
+  if (filter.categoryId) {
+    conditions.push(
+      sql`exists (select 1 from product_categories x where x.product_id = p.id and x.category_id = ${filter.categoryId})`,
+    );
+  }
+  if (filter.activeChannelsOnly) {
+    conditions.push(
+      sql`exists (select 1 from product_channels x where x.product_id = p.id and x.active)`,
+    );
+  }
+  return sql`
+    with category_counts as (
+      select category_id, count(*)::int as n from product_categories
+      where winery_id = ${wineryId} group by category_id
+    )
+    select ${
+      shape === "array"
+        ? sql`coalesce(json_agg(docs.doc order by docs.display_order, docs.id), '[]')::text`
+        : sql`docs.doc::text`
+    } as body
+    from (
+      select p.display_order, p.id, ${sql.raw(productDocument(filter.activeChannelsOnly === true))} as doc
+      from products p
+      where ${sql.join(conditions, sql` and `)}
+    ) docs`;
+}

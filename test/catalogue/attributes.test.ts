@@ -1,0 +1,145 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Attribute, CreationResponse } from "../../src/schemas/attributes";
+import { api, expectProblem } from "../helpers/api";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import { countRoundTrips } from "../helpers/round-trips";
+
+let tenant: TestTenant;
+let other: TestTenant;
+beforeAll(async () => {
+  [tenant, other] = await Promise.all([createTenant(), createTenant()]);
+});
+
+const upsert = (t: TestTenant, body: unknown) =>
+  api("/v2/product-catalog/attributes", { key: t.apiKey, body });
+const toggle = (t: TestTenant, id: string | number, body: unknown = {}) =>
+  api(`/v2/product-catalog/attributes/${id}/toggle-visibility`, { key: t.apiKey, body });
+const code = () => `grape-${crypto.randomUUID().slice(0, 8)}`;
+
+async function created(t: TestTenant, body: Record<string, unknown> = {}) {
+  const response = await upsert(t, {
+    code: code(),
+    names: { it: "Vitigno", en: "Grape" },
+    ...body,
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as CreationResponse;
+}
+
+describe("E6 POST /v2/product-catalog/attributes", () => {
+  it("creates, then updates by code and by id", async () => {
+    const c = code();
+    const first = await created(tenant, { code: c, displayOrder: 3, applicableToTypes: ["WINE"] });
+    expect(first).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      message: "Attribute created.",
+      status: "CREATED",
+    });
+    const byCode = await created(tenant, { code: c, names: { it: "Uva" } });
+    expect(byCode).toMatchObject({ id: first.id, status: "UPDATED" });
+    const byIdResponse = await upsert(tenant, {
+      attributeId: Number(first.id),
+      code: `${c}-renamed`,
+    });
+    const byId = (await byIdResponse.json()) as CreationResponse;
+    expect(byId).toMatchObject({ id: first.id, status: "UPDATED" });
+    // Read it back through E15 (setting, not flipping): the updates landed, untouched fields kept.
+    const attribute = (await (
+      await toggle(tenant, first.id, { isVisible: true })
+    ).json()) as Attribute;
+    expect(attribute).toMatchObject({
+      code: `${c}-renamed`,
+      names: { it: "Uva" },
+      displayOrder: 3,
+      applicableToTypes: ["WINE"],
+      valueType: "TEXT",
+    });
+  });
+
+  it("converges concurrent upserts of one code on one attribute, in one round trip each", async () => {
+    const c = code();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => created(tenant, { code: c })),
+    );
+    expect(new Set(answers.map((a) => a.id)).size).toBe(1);
+    expect(answers.filter((a) => a.status === "CREATED")).toHaveLength(1);
+    const { trips } = await countRoundTrips(() => upsert(tenant, { code: c }));
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+  });
+
+  it.each([
+    ["code", {}],
+    ["code", { code: "" }],
+    ["attributeId", { code: "x", attributeId: 1.5 }],
+    ["displayOrder", { code: "x", displayOrder: 2 ** 31 }],
+    ["names.it", { code: "x", names: { it: 3 } }],
+  ])("names the invalid field %s", async (path, body) => {
+    const problem = await expectProblem(await upsert(tenant, body), 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path)).toContain(path);
+  });
+
+  it("renaming onto a code another attribute has is 409", async () => {
+    const a = await created(tenant);
+    const c = code();
+    await created(tenant, { code: c });
+    await expectProblem(
+      await upsert(tenant, { attributeId: Number(a.id), code: c }),
+      409,
+      "CONFLICT",
+    );
+  });
+
+  it("another winery's attribute id is 404; its code is another attribute", async () => {
+    const c = code();
+    const theirs = await created(other, { code: c });
+    await expectProblem(
+      await upsert(tenant, { attributeId: Number(theirs.id), code: c }),
+      404,
+      "NOT_FOUND",
+    );
+    const mine = await created(tenant, { code: c });
+    expect(mine.status).toBe("CREATED");
+    expect(mine.id).not.toBe(theirs.id);
+  });
+});
+
+describe("E15 POST /v2/product-catalog/attributes/{id}/toggle-visibility", () => {
+  it("flips without a value and sets with one", async () => {
+    const { id } = await created(tenant);
+    const flipped = (await (await toggle(tenant, id)).json()) as Attribute;
+    expect(flipped).toMatchObject({ id: Number(id), isVisible: false });
+    expect(((await (await toggle(tenant, id)).json()) as Attribute).isVisible).toBe(true);
+    for (let i = 0; i < 2; i++) {
+      expect(
+        ((await (await toggle(tenant, id, { isVisible: false })).json()) as Attribute).isVisible,
+      ).toBe(false);
+    }
+  });
+
+  it("N concurrent toggles flip it N times (atomic, one round trip each)", async () => {
+    const { id } = await created(tenant);
+    const answers = await Promise.all(Array.from({ length: 21 }, () => toggle(tenant, id)));
+    const states = await Promise.all(
+      answers.map(async (a) => ((await a.json()) as Attribute).isVisible),
+    );
+    // Each toggle saw the previous one's result: 11 answers false, 10 true, and 21 flips of true.
+    expect(states.filter((v) => !v)).toHaveLength(11);
+    const { result, trips } = await countRoundTrips(() => toggle(tenant, id, { isVisible: true }));
+    expect(((await result.json()) as Attribute).isVisible).toBe(true);
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+  });
+
+  it("is 404 for another winery's attribute (unchanged) and an unknown one, 400 for a bad id", async () => {
+    const theirs = await created(other);
+    await expectProblem(await toggle(tenant, theirs.id), 404, "NOT_FOUND");
+    const after = (await (await toggle(other, theirs.id, { isVisible: true })).json()) as Attribute;
+    expect(after.isVisible).toBe(true);
+    await expectProblem(await toggle(tenant, 9_007_199_254_740), 404, "NOT_FOUND");
+    await expectProblem(await toggle(tenant, "abc"), 400, "VALIDATION_ERROR");
+    await expectProblem(
+      await toggle(tenant, theirs.id, { isVisible: "no" }),
+      400,
+      "VALIDATION_ERROR",
+    );
+  });
+});

@@ -1,0 +1,252 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { attributes } from "../../src/db/schema";
+import type { Product } from "../../src/schemas/products";
+import { api, expectProblem } from "../helpers/api";
+import { putProduct, storedProduct, tenantChannels, wine } from "../helpers/catalogue";
+import { testDb } from "../helpers/db";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import { countRoundTrips } from "../helpers/round-trips";
+
+let tenant: TestTenant;
+let other: TestTenant;
+let channels: string[];
+beforeAll(async () => {
+  [tenant, other] = await Promise.all([createTenant(), createTenant()]);
+  channels = await tenantChannels(tenant, 2);
+});
+
+const getProduct = (t: TestTenant, id: string) =>
+  api(`/v2/product-catalog/products/${id}`, { key: t.apiKey });
+
+const fullProduct = (categoryId: string) =>
+  wine({
+    categories: [{ id: categoryId, nameIt: "Rossi", nameEn: "Reds", priority: 2 }],
+    channels: [
+      { wineryChannelId: channels[0], priceCents: 4500, maxUnitsPerOrder: 12 },
+      { wineryChannelId: channels[1], priceCents: 3900, active: false },
+    ],
+    attributeAssignments: [],
+    metadata: [{ metadataName: "denomination", metadataValue: "DOCG", validityFrom: "2026-01-01" }],
+    files: [
+      {
+        url: "https://cdn.example.com/bru.jpg",
+        mime: "image/jpeg",
+        displayOrder: 1,
+        flags: "MAIN",
+      },
+      { url: "https://cdn.example.com/bru.pdf", mime: "application/pdf" },
+    ],
+    publishedAt: "2026-03-01T10:00:00+01:00",
+    validityFrom: "2026-01-01",
+  });
+
+describe("PUT/GET /v2/product-catalog/products/{id}: happy", () => {
+  it("creates a product with its children and reads it back the same", async () => {
+    const id = crypto.randomUUID();
+    const categoryId = crypto.randomUUID();
+    const response = await putProduct(tenant, id, fullProduct(categoryId));
+    expect(response.status).toBe(200);
+    const product = (await response.json()) as Product;
+    expect(product).toMatchObject({
+      id,
+      wineryId: tenant.wineryId,
+      active: true,
+      showWebsite: true,
+      isBundle: false,
+      priceCents: 4500,
+      publishedAt: "2026-03-01T09:00:00.000Z",
+      validityFrom: "2026-01-01",
+      validityTo: null,
+      barcode: null,
+    });
+    expect(product.categories).toEqual([
+      expect.objectContaining({ id: categoryId, categoryId: { id: categoryId }, productsCount: 1 }),
+    ]);
+    expect(product.channels.map((c) => [c.wineryChannelId, c.priceCents, c.active])).toEqual(
+      expect.arrayContaining([
+        [channels[0], 4500, true],
+        [channels[1], 3900, false],
+      ]),
+    );
+    expect(product.metadata).toEqual([
+      expect.objectContaining({
+        metadataName: "denomination",
+        metadataValue: "DOCG",
+        active: true,
+      }),
+    ]);
+    expect(product.files.map((f) => [f.url, f.displayOrder, f.flags])).toEqual([
+      ["https://cdn.example.com/bru.pdf", 0, null],
+      ["https://cdn.example.com/bru.jpg", 1, "MAIN"],
+    ]);
+    const read = await getProduct(tenant, id);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual(product);
+  });
+
+  it("replaces the product: files sent with their id keep it, the others are gone", async () => {
+    const id = crypto.randomUUID();
+    const first = (await (
+      await putProduct(tenant, id, fullProduct(crypto.randomUUID()))
+    ).json()) as Product;
+    const kept = first.files.find((f) => f.flags === "MAIN");
+    const response = await putProduct(
+      tenant,
+      id,
+      wine({
+        active: false,
+        files: [
+          { ...kept, displayOrder: 5, flags: "COVER" },
+          { url: "https://cdn.example.com/new.jpg" },
+        ],
+      }),
+    );
+    expect(response.status).toBe(200);
+    const second = (await response.json()) as Product;
+    expect(second.active).toBe(false);
+    expect(second.categories).toEqual([]);
+    expect(second.channels).toEqual([]);
+    expect(second.metadata).toEqual([]);
+    expect(second.files).toHaveLength(2);
+    expect(second.files[1]).toMatchObject({ id: kept?.id, displayOrder: 5, flags: "COVER" });
+    expect(second.files[0]?.url).toBe("https://cdn.example.com/new.jpg");
+  });
+
+  it("assigns attribute values by text (created once) and by id", async () => {
+    const code = `grape-${crypto.randomUUID().slice(0, 8)}`;
+    const [attribute] = await testDb()
+      .insert(attributes)
+      .values({ wineryId: tenant.wineryId, code, names: { it: "Vitigno", en: "Grape" } })
+      .returning();
+    const attributeId = attribute?.id ?? 0;
+    const a = await storedProduct(tenant, {
+      attributeAssignments: [{ attributeId, value: "Sangiovese" }],
+    });
+    const valueId = a.attributeAssignments[0]?.attributeValueId;
+    const b = await storedProduct(tenant, {
+      attributeAssignments: [
+        { attributeId, value: "Sangiovese" },
+        { attributeId, attributeValueId: valueId },
+      ],
+    });
+    expect(b.attributeAssignments.map((x) => [x.attributeId, x.attributeValueId])).toEqual([
+      [attributeId, valueId],
+      [attributeId, valueId],
+    ]);
+  });
+
+  it("costs one round trip to write and one to read", async () => {
+    const id = crypto.randomUUID();
+    const write = await countRoundTrips(() =>
+      putProduct(tenant, id, fullProduct(crypto.randomUUID())),
+    );
+    expect(write.result.status).toBe(200);
+    expect(write.trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+    const read = await countRoundTrips(() => getProduct(tenant, id));
+    expect(read.result.status).toBe(200);
+    expect(read.trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+  });
+});
+
+describe("PUT/GET /v2/product-catalog/products/{id}: errors", () => {
+  it.each([
+    ["priceCents", { priceCents: 1.5 }],
+    ["displayOrder", { displayOrder: 2 ** 31 }],
+    ["validityFrom", { validityFrom: "2026-02-30" }],
+    ["categories[0].id", { categories: [{ nameIt: "x" }] }],
+    ["channels", { channels: [{ wineryChannelId: "" }] }],
+    ["files[0].displayOrder", { files: [{ displayOrder: "first" }] }],
+    ["attributeAssignments[0].attributeValueId", { attributeAssignments: [{ attributeId: 1 }] }],
+  ])("names the invalid field %s", async (path, override) => {
+    const body = await expectProblem(
+      await putProduct(tenant, crypto.randomUUID(), wine(override)),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(body.errors?.map((e) => e.path).some((p) => p.startsWith(path))).toBe(true);
+  });
+
+  it("refuses a channel listed twice", async () => {
+    const body = await expectProblem(
+      await putProduct(
+        tenant,
+        crypto.randomUUID(),
+        wine({
+          channels: [channels[0], channels[0]].map((c) => ({ wineryChannelId: c, priceCents: 1 })),
+        }),
+      ),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(body.errors?.[0]?.path).toBe("channels");
+  });
+
+  it("refuses an unknown attribute and writes nothing", async () => {
+    const id = crypto.randomUUID();
+    const body = await expectProblem(
+      await putProduct(
+        tenant,
+        id,
+        wine({ attributeAssignments: [{ attributeId: 9_007_199, value: "x" }] }),
+      ),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(body.errors?.[0]?.path).toBe("attributeAssignments");
+    await expectProblem(await getProduct(tenant, id), 404, "NOT_FOUND");
+  });
+
+  it("answers 404 for an unknown product and 400 for a malformed id", async () => {
+    await expectProblem(await getProduct(tenant, crypto.randomUUID()), 404, "NOT_FOUND");
+    await expectProblem(await getProduct(tenant, "not-a-uuid"), 400, "VALIDATION_ERROR");
+  });
+});
+
+describe("PUT/GET /v2/product-catalog/products/{id}: tenancy", () => {
+  it("another winery's product is 404 to read and to write, and stays as it was", async () => {
+    const theirs = await storedProduct(other, { nameIt: "Loro" });
+    await expectProblem(await getProduct(tenant, theirs.id), 404, "NOT_FOUND");
+    await expectProblem(
+      await putProduct(tenant, theirs.id, wine({ nameIt: "Mio" })),
+      404,
+      "NOT_FOUND",
+    );
+    await expectProblem(
+      await putProduct(tenant, theirs.id, fullProduct(crypto.randomUUID())),
+      404,
+      "NOT_FOUND",
+    );
+    const after = (await (await getProduct(other, theirs.id)).json()) as Product;
+    expect(after).toEqual(theirs);
+  });
+
+  it("another winery's category, channel or attribute is 400 and changes nothing", async () => {
+    const theirs = await storedProduct(other, {
+      categories: [{ id: crypto.randomUUID(), nameIt: "Loro" }],
+    });
+    const theirCategory = theirs.categories[0];
+    const [theirChannel] = await tenantChannels(other);
+    const cases = [
+      ["categories", { categories: [{ id: theirCategory?.id, nameIt: "Presa" }] }],
+      ["channels", { channels: [{ wineryChannelId: theirChannel, priceCents: 1 }] }],
+    ] as const;
+    for (const [path, override] of cases) {
+      const body = await expectProblem(
+        await putProduct(tenant, crypto.randomUUID(), wine(override)),
+        400,
+        "VALIDATION_ERROR",
+      );
+      expect(body.errors?.[0]?.path).toBe(path);
+    }
+    const after = (await (await getProduct(other, theirs.id)).json()) as Product;
+    expect(after.categories[0]?.nameIt).toBe("Loro");
+  });
+
+  it("a body wineryId other than the key's is 403", async () => {
+    await expectProblem(
+      await putProduct(tenant, crypto.randomUUID(), wine({ wineryId: other.wineryId })),
+      403,
+      "FORBIDDEN",
+    );
+  });
+});
