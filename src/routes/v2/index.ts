@@ -27,8 +27,8 @@ import {
   getCommerceSessionRoute,
   putCommerceSessionRoute,
 } from "../commerce-sessions/commerce-sessions.routes";
-import { exportContactsV2Handler, exportContactsV2Handler, upsertContactHandler, upsertContactHandler } from "../contacts/contacts.handlers";
-import { exportContactsV2Route, exportContactsV2Route, upsertContactRoute, upsertContactRoute } from "../contacts/contacts.routes";
+import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
+import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
 import {
   getCouponHandler,
   putCouponHandler,
