@@ -10,36 +10,58 @@ const ts = (column: string) =>
   `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const day = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
 
-// jsonb_build_object takes at most 100 arguments, so the product is two objects merged.
-const PRODUCT_SCALARS = `jsonb_build_object(
-  'id', p.id, 'wineryId', p.winery_id, 'productId', p.product_id,
-  'variantMasterId', p.variant_master_id, 'fiscalNatureId', p.fiscal_nature_id,
-  'pointOfSaleSuiteId', p.point_of_sale_suite_id, 'active', p.active, 'status', p.status,
-  'displayStatus', p.display_status, 'typeId', p.type_id, 'sku', p.sku, 'barcode', p.barcode,
-  'nameEn', p.name_en, 'nameIt', p.name_it, 'descriptionEn', p.description_en,
-  'descriptionIt', p.description_it, 'nameTranslationId', p.name_translation_id,
-  'descriptionTranslationId', p.description_translation_id,
-  'shortDescriptionTranslationId', p.short_description_translation_id,
-  'metaTitleTranslationId', p.meta_title_translation_id,
-  'metaDescriptionTranslationId', p.meta_description_translation_id,
-  'posNameTranslationId', p.pos_name_translation_id
-) || jsonb_build_object(
-  'nameTranslations', p.name_translations, 'descriptionTranslations', p.description_translations,
-  'posNameTranslations', p.pos_name_translations, 'priceCents', p.price_cents,
-  'variantMinPriceCents', p.variant_min_price_cents, 'priceCurrency', p.price_currency,
-  'defaultVatRate', p.default_vat_rate, 'displayOrder', p.display_order,
-  'inventoryQuantity', p.inventory_quantity, 'orderingAll', p.ordering_all,
-  'orderingCategory', p.ordering_category, 'unitsPerCase', p.units_per_case,
-  'variantCount', p.variant_count, 'hasVariants', p.has_variants,
-  'inventoryTrackingActive', p.inventory_tracking_active, 'isBundle', p.is_bundle,
-  'isGiftCard', p.is_gift_card, 'showPos', p.show_pos, 'showWebsite', p.show_website,
-  'publishedAt', ${ts("p.published_at")}, 'validityFrom', ${day("p.validity_from")},
-  'validityTo', ${day("p.validity_to")}, 'weight', p.weight
-)`;
+// row_to_json of a select list: JSON text built directly (no jsonb round trip per product, no
+// 100-argument limit of json_build_object). Aliases are the wire names.
+const PRODUCT_COLUMNS = `
+  p.id as "id",
+  p.winery_id as "wineryId",
+  p.product_id as "productId",
+  p.variant_master_id as "variantMasterId",
+  p.fiscal_nature_id as "fiscalNatureId",
+  p.point_of_sale_suite_id as "pointOfSaleSuiteId",
+  p.active as "active",
+  p.status as "status",
+  p.display_status as "displayStatus",
+  p.type_id as "typeId",
+  p.sku as "sku",
+  p.barcode as "barcode",
+  p.name_en as "nameEn",
+  p.name_it as "nameIt",
+  p.description_en as "descriptionEn",
+  p.description_it as "descriptionIt",
+  p.name_translation_id as "nameTranslationId",
+  p.description_translation_id as "descriptionTranslationId",
+  p.short_description_translation_id as "shortDescriptionTranslationId",
+  p.meta_title_translation_id as "metaTitleTranslationId",
+  p.meta_description_translation_id as "metaDescriptionTranslationId",
+  p.pos_name_translation_id as "posNameTranslationId",
+  p.name_translations as "nameTranslations",
+  p.description_translations as "descriptionTranslations",
+  p.pos_name_translations as "posNameTranslations",
+  p.price_cents as "priceCents",
+  p.variant_min_price_cents as "variantMinPriceCents",
+  p.price_currency as "priceCurrency",
+  p.default_vat_rate as "defaultVatRate",
+  p.display_order as "displayOrder",
+  p.inventory_quantity as "inventoryQuantity",
+  p.ordering_all as "orderingAll",
+  p.ordering_category as "orderingCategory",
+  p.units_per_case as "unitsPerCase",
+  p.variant_count as "variantCount",
+  p.has_variants as "hasVariants",
+  p.inventory_tracking_active as "inventoryTrackingActive",
+  p.is_bundle as "isBundle",
+  p.is_gift_card as "isGiftCard",
+  p.show_pos as "showPos",
+  p.show_website as "showWebsite",
+  ${ts("p.published_at")} as "publishedAt",
+  ${day("p.validity_from")} as "validityFrom",
+  ${day("p.validity_to")} as "validityTo",
+  p.weight as "weight"`;
 
 const CATEGORIES = `coalesce((
-  select jsonb_agg(jsonb_build_object(
-    'id', c.id, 'categoryId', jsonb_build_object('id', c.id), 'wineryId', c.winery_id,
+  select json_agg(json_build_object(
+    'id', c.id, 'categoryId', json_build_object('id', c.id), 'wineryId', c.winery_id,
     'parentCategoryId', c.parent_category_id, 'nameEn', c.name_en, 'nameIt', c.name_it,
     'nameTranslationId', c.name_translation_id, 'nameTranslations', c.name_translations,
     'descriptionTranslationId', c.description_translation_id,
@@ -50,34 +72,34 @@ const CATEGORIES = `coalesce((
   join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id
   left join category_counts counts on counts.category_id = c.id
   where pc.product_id = p.id
-), '[]'::jsonb)`;
+), '[]'::json)`;
 
 const channels = (activeOnly: boolean) => `coalesce((
-  select jsonb_agg(jsonb_build_object(
+  select json_agg(json_build_object(
     'id', ch.id, 'wineryChannelId', ch.winery_channel_id, 'active', ch.active,
     'maxUnitsPerOrder', ch.max_units_per_order, 'priceCents', ch.price_cents
   ) order by ch.winery_channel_id)
   from product_channels ch
   where ch.product_id = p.id${activeOnly ? " and ch.active" : ""}
-), '[]'::jsonb)`;
+), '[]'::json)`;
 
 const ASSIGNMENTS = `coalesce((
-  select jsonb_agg(jsonb_build_object(
+  select json_agg(json_build_object(
     'id', a.id, 'productId', a.product_id, 'attributeId', a.attribute_id,
     'attributeValueId', a.attribute_value_id, 'createdAt', ${ts("a.created_at")}
   ) order by a.id)
   from product_attribute_assignments a where a.product_id = p.id
-), '[]'::jsonb)`;
+), '[]'::json)`;
 
 const METADATA = `coalesce((
-  select jsonb_agg(jsonb_build_object(
+  select json_agg(json_build_object(
     'id', m.id, 'productId', m.product_id, 'metadataName', m.metadata_name,
     'metadataValue', m.metadata_value, 'active', m.active,
     'validityFrom', ${day("m.validity_from")}, 'validityTo', ${day("m.validity_to")},
     'updatedAt', ${ts("m.updated_at")}
   ) order by m.id)
   from product_metadata m where m.product_id = p.id
-), '[]'::jsonb)`;
+), '[]'::json)`;
 
 /** A file answers as its stored members with the columns on top (the columns win). */
 export const FILE_JSON = (f: string) => `${f}.data || jsonb_build_object(
@@ -86,14 +108,15 @@ export const FILE_JSON = (f: string) => `${f}.data || jsonb_build_object(
 )`;
 
 const FILES = `coalesce((
-  select jsonb_agg(${FILE_JSON("f")} order by f.display_order, f.id)
+  select json_agg(${FILE_JSON("f")} order by f.display_order, f.id)
   from product_files f where f.product_id = p.id
-), '[]'::jsonb)`;
+), '[]'::json)`;
 
-const productDocument = (activeChannelsOnly: boolean) => `${PRODUCT_SCALARS} || jsonb_build_object(
-  'categories', ${CATEGORIES}, 'channels', ${channels(activeChannelsOnly)},
-  'attributeAssignments', ${ASSIGNMENTS}, 'metadata', ${METADATA}, 'files', ${FILES}
-)`;
+const productDocument = (activeChannelsOnly: boolean) => `(select row_to_json(doc) from (select
+  ${PRODUCT_COLUMNS},
+  ${CATEGORIES} as "categories", ${channels(activeChannelsOnly)} as "channels",
+  ${ASSIGNMENTS} as "attributeAssignments", ${METADATA} as "metadata", ${FILES} as "files"
+) doc)`;
 
 export interface ProductFilter {
   productId?: string;
@@ -137,7 +160,8 @@ function productsStatement(wineryId: string, filter: ProductFilter, shape: "arra
     );
   }
   return sql`
-    with category_counts as (
+    -- Materialized: referenced once, Postgres would otherwise inline the count into every product.
+    with category_counts as materialized (
       select category_id, count(*)::int as n from product_categories
       where winery_id = ${wineryId} group by category_id
     )
