@@ -1,4 +1,9 @@
 import { createRouter } from "../../lib/router";
+import {
+  listAvailabilitiesHandler,
+  slotActionsHandler,
+} from "../availabilities/availabilities.handlers";
+import { listAvailabilitiesRoute, slotActionsRoute } from "../availabilities/availabilities.routes";
 import { exportContactsV2Handler, upsertContactHandler } from "../contacts/contacts.handlers";
 import { exportContactsV2Route, upsertContactRoute } from "../contacts/contacts.routes";
 import {
@@ -20,4 +25,6 @@ export const v2 = createRouter()
   .openapi(upsertShopPluginOrderRoute, upsertShopPluginOrderHandler)
   .openapi(previewPropagationRoute, previewPropagationHandler)
   .openapi(getExperienceRoute, getExperienceHandler)
-  .openapi(saveExperienceRoute, saveExperienceHandler);
+  .openapi(saveExperienceRoute, saveExperienceHandler)
+  .openapi(listAvailabilitiesRoute, listAvailabilitiesHandler)
+  .openapi(slotActionsRoute, slotActionsHandler);
