@@ -8,9 +8,10 @@
  */
 
 const VERSION = "v1:";
-const keys = new Map<string, Promise<CryptoKey>>();
+type AesKey = ReturnType<typeof crypto.subtle.importKey>;
+const keys = new Map<string, AesKey>();
 
-function importKey(base64Key: string): Promise<CryptoKey> {
+function importKey(base64Key: string): AesKey {
   let key = keys.get(base64Key);
   if (!key) {
     const raw = fromBase64(base64Key);

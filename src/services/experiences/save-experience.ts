@@ -4,7 +4,7 @@ import { experiences } from "../../db/schema";
 import { todayUtc } from "../../lib/calendar";
 import { NotFoundError } from "../../lib/errors";
 import type { Experience, ExperienceInput } from "../../schemas/experiences";
-import { SlotConflictError } from "../slots/slot-conflict-error";
+import { rethrowSlotKeyViolation, SlotConflictError } from "../slots/slot-conflict-error";
 import { writeSlotDiff } from "../slots/slot-rows";
 import { experienceKey, stateQueries, toExperience, toState } from "./experience-record";
 import { planExperience } from "./plan-experience";
@@ -24,27 +24,31 @@ export async function saveExperience(
   input: ExperienceInput,
   today = todayUtc(),
 ): Promise<Experience> {
-  return db.transaction(async (tx) => {
-    // Insert-if-absent first, so that a new experience is locked like an existing one: two saves
-    // of the same new id queue on this row instead of planning the same slots twice.
-    await tx.insert(experiences).values({ id, wineryId }).onConflictDoNothing();
-    const reads = stateQueries(tx, wineryId, id);
-    const [current] = await reads.experience.for("update");
-    const slotRows = await reads.slots.for("update");
-    const plan = planExperience(id, toState(current, slotRows), input, today);
-    if (plan.conflicts.length > 0) throw new SlotConflictError(plan.conflicts);
-    const [saved] = await tx
-      .update(experiences)
-      .set({
-        ...plan.values,
-        updatedAt: sql`greatest(now(), ${experiences.updatedAt} + interval '1 millisecond')`,
-      })
-      .where(experienceKey(wineryId, id))
-      .returning();
-    if (!saved) throw new Error("experience upsert returned no row");
-    await writeSlotDiff(tx, wineryId, plan.slots);
-    return toExperience(saved);
-  });
+  try {
+    return await db.transaction(async (tx) => {
+      // Insert-if-absent first, so that a new experience is locked like an existing one: two saves
+      // of the same new id queue on this row instead of planning the same slots twice.
+      await tx.insert(experiences).values({ id, wineryId }).onConflictDoNothing();
+      const reads = stateQueries(tx, wineryId, id);
+      const [current] = await reads.experience.for("update");
+      const slotRows = await reads.slots.for("update");
+      const plan = planExperience(id, toState(current, slotRows), input, today);
+      if (plan.conflicts.length > 0) throw new SlotConflictError(plan.conflicts);
+      const [saved] = await tx
+        .update(experiences)
+        .set({
+          ...plan.values,
+          updatedAt: sql`greatest(now(), ${experiences.updatedAt} + interval '1 millisecond')`,
+        })
+        .where(experienceKey(wineryId, id))
+        .returning();
+      if (!saved) throw new Error("experience upsert returned no row");
+      await writeSlotDiff(tx, wineryId, plan.slots);
+      return toExperience(saved);
+    });
+  } catch (error) {
+    return rethrowSlotKeyViolation(error);
+  }
 }
 
 /** GET /experiences/{id}: one round trip. */

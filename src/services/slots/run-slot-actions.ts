@@ -1,12 +1,11 @@
 import { and, asc, eq, inArray, or } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { postgresError } from "../../db/errors";
 import { experiences, slots } from "../../db/schema";
-import { AppError } from "../../lib/errors";
 import type { BusinessLocation } from "../../schemas/business-location";
 import type { SlotActionsCommand } from "../../schemas/slot-actions";
 import { openBusinessLocation, readBusinessLocationRow } from "../wineries/read-business-location";
 import { planSlotActions } from "./plan-slot-actions";
+import { rethrowSlotKeyViolation } from "./slot-conflict-error";
 import { type SlotRow, toSlot, toSlotState, writeSlotDiff } from "./slot-rows";
 
 const unique = (values: (string | null | undefined)[]) => [
@@ -106,14 +105,6 @@ export async function runSlotActions(
       ];
     });
   } catch (error) {
-    // Two calls creating the same (experience, date, time) at once: the later insert loses.
-    const pg = postgresError(error);
-    if (pg?.code === "23505" && pg.constraint === "slots_experience_date_time_key") {
-      throw new AppError(
-        "CONFLICT",
-        "Another request created or moved a slot to the same date and time; nothing was written. Retry.",
-      );
-    }
-    throw error;
+    return rethrowSlotKeyViolation(error);
   }
 }

@@ -61,12 +61,24 @@ const INSERT_CHUNK = 2000;
  * grow with the number of slots: the inserts (one per 2,000 slots), one UPDATE of every changed slot
  * from a json recordset, one DELETE. The caller has locked the rows the diff touches (SELECT ...
  * FOR UPDATE), so nothing changed them since they were planned on; the affected-row counts are
- * still checked, and a mismatch aborts the transaction.
+ * still checked, and a mismatch aborts the transaction. Deletes go first and inserts last, so a
+ * slot planned where another was deleted or moved away from does not trip the (date, time) key.
  */
 export async function writeSlotDiff(tx: AnyDb, wineryId: string, diff: SlotDiff): Promise<void> {
-  for (let i = 0; i < diff.create.length; i += INSERT_CHUNK) {
-    const rows = diff.create.slice(i, i + INSERT_CHUNK).map((s) => ({ ...s, wineryId }));
-    await tx.insert(slots).values(rows);
+  if (diff.delete.length > 0) {
+    const deleted = await tx
+      .delete(slots)
+      .where(
+        and(
+          eq(slots.wineryId, wineryId),
+          inArray(
+            slots.id,
+            diff.delete.map((s) => s.id),
+          ),
+        ),
+      )
+      .returning({ id: slots.id });
+    assertCount("delete", { rowCount: deleted.length }, diff.delete.length);
   }
   if (diff.update.length > 0) {
     const rows = diff.update.map(({ after }) => ({
@@ -96,20 +108,9 @@ export async function writeSlotDiff(tx: AnyDb, wineryId: string, diff: SlotDiff)
       where s.id = v.id and s.winery_id = ${wineryId}`);
     assertCount("update", result, diff.update.length);
   }
-  if (diff.delete.length > 0) {
-    const deleted = await tx
-      .delete(slots)
-      .where(
-        and(
-          eq(slots.wineryId, wineryId),
-          inArray(
-            slots.id,
-            diff.delete.map((s) => s.id),
-          ),
-        ),
-      )
-      .returning({ id: slots.id });
-    assertCount("delete", { rowCount: deleted.length }, diff.delete.length);
+  for (let i = 0; i < diff.create.length; i += INSERT_CHUNK) {
+    const rows = diff.create.slice(i, i + INSERT_CHUNK).map((s) => ({ ...s, wineryId }));
+    await tx.insert(slots).values(rows);
   }
 }
 
