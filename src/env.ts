@@ -9,6 +9,11 @@ import type { Principal } from "./services/auth/authenticate";
 export interface Bindings extends CloudflareBindings {
   /** Postgres connection string (a Neon database in production; a secret). */
   DATABASE_URL: string;
+  /**
+   * A secret: 32 random bytes, base64, sealing integration auth tokens at rest (src/lib/secret-box.ts).
+   * `wrangler secret put INTEGRATIONS_KEY`; locally `.dev.vars`; tests set a fixed one.
+   */
+  INTEGRATIONS_KEY: string;
   /** Local only: Neon's SQL-over-HTTP endpoint served by scripts/local-db (unset on Cloudflare). */
   NEON_HTTP_ENDPOINT?: string;
   /** Local only: host:port of the WebSocket-to-TCP relay in Neon's proxy URL shape. */

@@ -1,5 +1,10 @@
 import { createRouter } from "../../lib/router";
 import {
+  listAvailabilitiesHandler,
+  slotActionsHandler,
+} from "../availabilities/availabilities.handlers";
+import { listAvailabilitiesRoute, slotActionsRoute } from "../availabilities/availabilities.routes";
+import {
   toggleAttributeVisibilityHandler,
   upsertAttributeHandler,
 } from "../catalogue/attributes.handlers";
@@ -45,6 +50,16 @@ import {
   getCustomerClassRoute,
   updateCustomerClassRoute,
 } from "../customer-classes/customer-classes.routes";
+import {
+  getExperienceHandler,
+  previewPropagationHandler,
+  saveExperienceHandler,
+} from "../experiences/experiences.handlers";
+import {
+  getExperienceRoute,
+  previewPropagationRoute,
+  saveExperienceRoute,
+} from "../experiences/experiences.routes";
 import { queryReceiptsHandler } from "../receipts/receipts.handlers";
 import { queryReceiptsRoute } from "../receipts/receipts.routes";
 import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
@@ -69,4 +84,9 @@ export const v2 = createRouter()
   .openapi(toggleAttributeVisibilityRoute, toggleAttributeVisibilityHandler)
   .openapi(createCustomerClassRoute, createCustomerClassHandler)
   .openapi(updateCustomerClassRoute, updateCustomerClassHandler)
-  .openapi(getCustomerClassRoute, getCustomerClassHandler);
+  .openapi(getCustomerClassRoute, getCustomerClassHandler)
+  .openapi(previewPropagationRoute, previewPropagationHandler)
+  .openapi(getExperienceRoute, getExperienceHandler)
+  .openapi(saveExperienceRoute, saveExperienceHandler)
+  .openapi(listAvailabilitiesRoute, listAvailabilitiesHandler)
+  .openapi(slotActionsRoute, slotActionsHandler);

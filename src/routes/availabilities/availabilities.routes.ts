@@ -1,0 +1,45 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { BusinessLocationSchema } from "../../schemas/business-location";
+import { errorResponses, readErrorResponses } from "../../schemas/problem";
+import { SlotActionsCommandSchema } from "../../schemas/slot-actions";
+import { AvailabilityQuerySchema, SlotSchema } from "../../schemas/slots";
+
+export const listAvailabilitiesRoute = createRoute({
+  method: "get",
+  path: "/availabilities",
+  tags: ["Experiences"],
+  operationId: "listAvailabilities",
+  summary: "Slots of experiences in a date range",
+  description:
+    "The key's winery's slots dated from..to (both inclusive, at most 366 days: otherwise 400 naming query.to), of one experience when experienceId is given (another winery's or an unknown experience: 404), ordered by date, time, id, each with its occupancy (reservedCount from reservations, externalOccupants set by E9's newOccupantsCount, occupiedCount their sum, availableSeats). One round trip.",
+  request: { query: AvailabilityQuerySchema },
+  responses: {
+    200: jsonResponse(z.array(SlotSchema), "The slots."),
+    ...readErrorResponses("NOT_FOUND"),
+  },
+});
+
+export const slotActionsRoute = createRoute({
+  method: "post",
+  path: "/availabilities/actions",
+  tags: ["Experiences"],
+  operationId: "runSlotActions",
+  summary: "E9. Create, update or delete slots of experiences",
+  description: [
+    "All requests of a call apply in order, in one transaction: all or nothing.",
+    "CREATE: experienceId and time, with day or with startFromValid..endToValid (at most 366 days) on the weekDays set to true (absent: every day). maxParties from newMaxParties or the experience (400 if neither), minParties from newMinParties or the experience's minPartiesToEnable (default 1), enabled languages from newEnabledLanguages or the experience's languagesIsoCode, newDefaultLanguages, newActive (default true), newOccupantsCount, extraData. A range makes a series: its first new slot is the parent (parentSlotId of the others). A slot that already exists at (experience, date, time) is skipped, not an error, and reported in slotActions.skipped as ALREADY_EXISTS.",
+    "UPDATE / DELETE: slotId (effectPolicy SINGLE, the default: that slot; FOLLOWING: it and the later slots of its series; SERIES: its whole series) or parentSlotId (the series: the parent and the slots naming it), optionally narrowed by startFromValid/endToValid and weekDays; experienceId, when given, must own them. UPDATE sets newDay (a single slot only), newTime, newMaxParties, newMinParties, newEnabledLanguages, newDefaultLanguages, newActive, newOccupantsCount, extraData.",
+    "newOccupantsCount is the number of seats taken outside the system (phone bookings, walk-ins): it replaces the slot's externalOccupants and never touches the seats reservations hold (reservedCount); a slot is occupied when reservedCount + externalOccupants > 0.",
+    "A slot acted on by itself (slotId with SINGLE) becomes manuallyModified; series and range actions skip manually modified slots (reported as MANUALLY_MODIFIED) unless ignoreManualModification, which also clears the flag on the slots it updates.",
+    "An occupied slot is neither deleted, moved (newDay/newTime), nor left with more occupants than maxParties unless the request touching it has ignoreOccupiedSlot: otherwise the whole call fails with 409 CONFLICT, `slots` listing each such slot (slotId, experienceId, date, time, occupiedCount, maxParties, reason) and `detail` naming their ids. Moving a slot onto another slot's date and time is 409 CONFLICT too.",
+    "dryRun on any request makes the whole call a dry run: everything is computed (errors and conflicts included, answered exactly as a real call would) and nothing is written.",
+    "Answer: one element, the business-location record of the key's winery (integrations with their authToken decrypted), plus slotActions: the slots created, updated, deleted and skipped.",
+    "Unknown experienceId, slotId or parentSlotId (or another winery's) is 404. At most 10,000 new slots per call.",
+  ].join("\n\n"),
+  request: { body: jsonRequestBody(SlotActionsCommandSchema) },
+  responses: {
+    200: jsonResponse(z.array(BusinessLocationSchema), "The business-location record."),
+    ...errorResponses("NOT_FOUND", "CONFLICT"),
+  },
+});

@@ -1,0 +1,84 @@
+import { z } from "@hono/zod-openapi";
+import { CalendarDate, FreeObject, Int32, Uuid } from "./common";
+import { LocalTimeSchema, WEEK_DAYS } from "./slots";
+
+const WeekDaysSchema = z
+  .record(z.string(), z.boolean())
+  .superRefine((map, ctx) => {
+    for (const key of Object.keys(map)) {
+      if (!(WEEK_DAYS as readonly string[]).includes(key.toUpperCase()))
+        ctx.addIssue({ code: "custom", path: [key], message: "must be MONDAY..SUNDAY" });
+    }
+  })
+  .transform((map) => {
+    const days = new Set(
+      Object.entries(map)
+        .filter(([, on]) => on)
+        .map(([day]) => day.toUpperCase()),
+    );
+    return days;
+  })
+  .openapi({
+    type: "object",
+    additionalProperties: { type: "boolean" },
+    description: "MONDAY..SUNDAY -> true for the days the range covers; absent: every day.",
+  });
+
+export const SlotActionRequestSchema = z
+  .object({
+    action: z.enum(["CREATE", "UPDATE", "DELETE"]),
+    experienceId: Uuid.nullish(),
+    slotId: Uuid.nullish(),
+    parentSlotId: Uuid.nullish(),
+    day: CalendarDate.nullish(),
+    startFromValid: CalendarDate.nullish(),
+    endToValid: CalendarDate.nullish(),
+    weekDays: WeekDaysSchema.nullish(),
+    time: LocalTimeSchema.nullish(),
+    newDay: CalendarDate.nullish(),
+    newTime: LocalTimeSchema.nullish(),
+    newMaxParties: Int32.min(0).nullish(),
+    newMinParties: Int32.min(0).nullish(),
+    newOccupantsCount: Int32.min(0).nullish().openapi({
+      description:
+        "Seats taken outside the system (phone bookings, walk-ins): replaces the slot's externalOccupants. Reservations keep their own count (reservedCount); occupiedCount is the sum.",
+    }),
+    newEnabledLanguages: z.array(z.string()).max(1000).nullish(),
+    newDefaultLanguages: z.array(z.string()).max(1000).nullish(),
+    newActive: z.boolean().nullish(),
+    effectPolicy: z.enum(["SINGLE", "FOLLOWING", "SERIES"]).nullish().openapi({
+      description:
+        "With slotId: SINGLE (default) acts on that slot; FOLLOWING on it and the later slots of its series; SERIES on its whole series.",
+    }),
+    ignoreOccupiedSlot: z.boolean().nullish(),
+    ignoreManualModification: z.boolean().nullish(),
+    dryRun: z.boolean().nullish(),
+    extraData: FreeObject.nullish(),
+    options: z.record(z.string(), z.boolean()).nullish().openapi({
+      description: "Accepted and ignored: no options are defined.",
+    }),
+  })
+  .superRefine((r, ctx) => {
+    if (r.startFromValid && r.endToValid) {
+      const days = (Date.parse(r.endToValid) - Date.parse(r.startFromValid)) / 86_400_000;
+      if (days < 0)
+        ctx.addIssue({
+          code: "custom",
+          path: ["endToValid"],
+          message: "must not be before startFromValid",
+        });
+      else if (days > 365)
+        ctx.addIssue({
+          code: "custom",
+          path: ["endToValid"],
+          message: "the range spans at most 366 days",
+        });
+    }
+  })
+  .openapi("SlotActionRequest");
+export type SlotActionRequest = z.infer<typeof SlotActionRequestSchema>;
+
+export const SlotActionsCommandSchema = z
+  .object({ requests: z.array(SlotActionRequestSchema).min(1).max(1000) })
+  .openapi("SlotActionsCommand");
+export type SlotActionsCommand = z.infer<typeof SlotActionsCommandSchema>;

@@ -1,0 +1,139 @@
+/**
+ * THE planning function of an experience save, shared by E8 (which only reports the plan) and the
+ * PUT (which applies it in one transaction), so the preview can never disagree with the save.
+ * Pure: the current state, the input and today's date in, the plan out.
+ */
+import {
+  EXPERIENCE_FIELD_NAMES,
+  type ExperienceField,
+  type ExperienceInput,
+  type ExperienceValues,
+} from "../../schemas/experiences";
+import {
+  findConflicts,
+  type SlotConflict,
+  type SlotDiff,
+  SlotSet,
+  type SlotState,
+  sameValue,
+} from "../slots/slot-set";
+import { applySlotRequests } from "./slot-requests";
+
+export interface ExperienceState {
+  /** The stored values, or null when the experience does not exist yet. */
+  values: ExperienceValues | null;
+  /** The experience's slots. */
+  slots: SlotState[];
+}
+
+type Integration = NonNullable<ExperienceValues["experienceIntegrations"]>[number];
+
+export interface ExperiencePlan {
+  experienceId: string;
+  values: ExperienceValues;
+  changedFields: { field: ExperienceField; before: unknown; after: unknown }[];
+  slots: SlotDiff;
+  conflicts: SlotConflict[];
+  integrations: {
+    added: Integration[];
+    removed: Integration[];
+    changed: { before: Integration; after: Integration }[];
+  };
+}
+
+/** A save replaces the experience: a field absent from the input is stored as null. */
+export function valuesOf(input: ExperienceInput): ExperienceValues {
+  return Object.fromEntries(
+    EXPERIENCE_FIELD_NAMES.map((name) => [name, input[name] ?? null]),
+  ) as ExperienceValues;
+}
+
+const dateOf = (instant: string | null | undefined) =>
+  instant ? new Date(Date.parse(instant)).toISOString().slice(0, 10) : null;
+
+export function planExperience(
+  experienceId: string,
+  state: ExperienceState,
+  input: ExperienceInput,
+  today: string,
+): ExperiencePlan {
+  const values = valuesOf(input);
+  const before = state.values;
+  const changedFields = EXPERIENCE_FIELD_NAMES.flatMap((field) => {
+    const was = before?.[field] ?? null;
+    return sameValue(was, values[field]) ? [] : [{ field, before: was, after: values[field] }];
+  });
+  const changed = new Set(changedFields.map((c) => c.field));
+
+  const set = new SlotSet(state.slots);
+  propagate(set, values, changed, before, today);
+  applySlotRequests(set, experienceId, values, input.slotsRequests ?? []);
+  const slots = set.diff();
+
+  return {
+    experienceId,
+    values,
+    changedFields,
+    slots,
+    conflicts: findConflicts(slots),
+    integrations: diffIntegrations(
+      before?.experienceIntegrations ?? [],
+      values.experienceIntegrations ?? [],
+    ),
+  };
+}
+
+/**
+ * Experience-level changes reach the experience's slots from today on that were not changed by
+ * hand: maxParties -> capacity, minPartiesToEnable -> minimum parties, languagesIsoCode -> enabled
+ * languages, active -> active; a changed validity window (flatTranslations.validityFrom/To) deletes
+ * the slots that fall outside it. Only a field that this save changes propagates.
+ */
+function propagate(
+  set: SlotSet,
+  values: ExperienceValues,
+  changed: Set<ExperienceField>,
+  before: ExperienceValues | null,
+  today: string,
+) {
+  const from = dateOf(values.flatTranslations?.validityFrom);
+  const to = dateOf(values.flatTranslations?.validityTo);
+  const windowChanged =
+    !sameValue(
+      before?.flatTranslations?.validityFrom ?? null,
+      values.flatTranslations?.validityFrom ?? null,
+    ) ||
+    !sameValue(
+      before?.flatTranslations?.validityTo ?? null,
+      values.flatTranslations?.validityTo ?? null,
+    );
+  for (const slot of set.filter((s) => s.date >= today && !s.manuallyModified)) {
+    if (windowChanged && ((from && slot.date < from) || (to && slot.date > to))) {
+      set.delete(slot.id);
+      continue;
+    }
+    const after = { ...slot };
+    if (changed.has("maxParties") && values.maxParties !== null)
+      after.maxParties = values.maxParties;
+    if (changed.has("minPartiesToEnable") && values.minPartiesToEnable !== null)
+      after.minParties = values.minPartiesToEnable;
+    if (changed.has("languagesIsoCode") && values.languagesIsoCode !== null)
+      after.enabledLanguages = values.languagesIsoCode;
+    if (changed.has("active") && values.active !== null) after.active = values.active;
+    set.update(slot.id, after);
+  }
+}
+
+function diffIntegrations(before: Integration[], after: Integration[]) {
+  const keyOf = (i: Integration, index: number) => i.integrationId ?? `#${index}`;
+  const old = new Map(before.map((i, n) => [keyOf(i, n), i]));
+  const now = new Map(after.map((i, n) => [keyOf(i, n), i]));
+  return {
+    added: [...now].filter(([k]) => !old.has(k)).map(([, i]) => i),
+    removed: [...old].filter(([k]) => !now.has(k)).map(([, i]) => i),
+    changed: [...now].flatMap(([k, i]) => {
+      const was = old.get(k);
+      return was && !sameValue(was, i) ? [{ before: was, after: i }] : [];
+    }),
+  };
+}

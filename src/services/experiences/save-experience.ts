@@ -1,0 +1,59 @@
+import { sql } from "drizzle-orm";
+import type { Database, HttpDb } from "../../db/client";
+import { experiences } from "../../db/schema";
+import { todayUtc } from "../../lib/calendar";
+import { NotFoundError } from "../../lib/errors";
+import type { Experience, ExperienceInput } from "../../schemas/experiences";
+import { rethrowSlotKeyViolation, SlotConflictError } from "../slots/slot-conflict-error";
+import { writeSlotDiff } from "../slots/slot-rows";
+import { experienceKey, stateQueries, toExperience, toState } from "./experience-record";
+import { planExperience } from "./plan-experience";
+
+/**
+ * PUT /experiences/{id}: creates or replaces the experience and applies its plan (propagation and
+ * slotsRequests) in one interactive transaction. The experience row and its slots are locked
+ * first (FOR UPDATE), so the plan is made on rows nobody else can change before it is written: a
+ * concurrent save or E9 call waits, and a reservation taking seats waits and then re-checks its
+ * capacity against the new values. A plan with conflicts (an occupied slot deleted, moved or shrunk
+ * below its occupants) writes nothing: 409 CONFLICT naming the slots.
+ */
+export async function saveExperience(
+  db: Database,
+  wineryId: string,
+  id: string,
+  input: ExperienceInput,
+  today = todayUtc(),
+): Promise<Experience> {
+  try {
+    return await db.transaction(async (tx) => {
+      // Insert-if-absent first, so that a new experience is locked like an existing one: two saves
+      // of the same new id queue on this row instead of planning the same slots twice.
+      await tx.insert(experiences).values({ id, wineryId }).onConflictDoNothing();
+      const reads = stateQueries(tx, wineryId, id);
+      const [current] = await reads.experience.for("update");
+      const slotRows = await reads.slots.for("update");
+      const plan = planExperience(id, toState(current, slotRows), input, today);
+      if (plan.conflicts.length > 0) throw new SlotConflictError(plan.conflicts);
+      const [saved] = await tx
+        .update(experiences)
+        .set({
+          ...plan.values,
+          updatedAt: sql`greatest(now(), ${experiences.updatedAt} + interval '1 millisecond')`,
+        })
+        .where(experienceKey(wineryId, id))
+        .returning();
+      if (!saved) throw new Error("experience upsert returned no row");
+      await writeSlotDiff(tx, wineryId, plan.slots);
+      return toExperience(saved);
+    });
+  } catch (error) {
+    return rethrowSlotKeyViolation(error);
+  }
+}
+
+/** GET /experiences/{id}: one round trip. */
+export async function getExperience(db: HttpDb, wineryId: string, id: string): Promise<Experience> {
+  const [row] = await db.select().from(experiences).where(experienceKey(wineryId, id));
+  if (!row) throw new NotFoundError("Experience", id);
+  return toExperience(row);
+}

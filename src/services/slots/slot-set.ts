@@ -1,0 +1,179 @@
+/**
+ * The slots a plan works on, in memory: the rows read (and locked) at the start, then every
+ * create, update and delete a save or an E9 call makes, one after the other. `diff()` gives the net
+ * change against the rows read; conflicts are judged on that net change, so a request that shrinks
+ * a slot and a later one that grows it back is no conflict. Pure: no database, no clock.
+ */
+
+export interface SlotState {
+  id: string;
+  experienceId: string;
+  date: string;
+  /** "HH:MM:SS". */
+  time: string;
+  maxParties: number;
+  minParties: number;
+  enabledLanguages: string[];
+  defaultLanguages: string[];
+  active: boolean;
+  parentSlotId: string | null;
+  manuallyModified: boolean;
+  reservedCount: number;
+  externalOccupants: number;
+  extraData: Record<string, unknown> | null;
+}
+
+export const occupantsOf = (slot: SlotState) => slot.reservedCount + slot.externalOccupants;
+
+export interface SlotDiff {
+  create: SlotState[];
+  update: { before: SlotState; after: SlotState }[];
+  delete: SlotState[];
+}
+
+export type ConflictReason = "DELETES_OCCUPIED_SLOT" | "MOVES_OCCUPIED_SLOT" | "BELOW_OCCUPANTS";
+
+export interface SlotConflict {
+  slotId: string;
+  experienceId: string;
+  date: string;
+  time: string;
+  occupiedCount: number;
+  maxParties: number;
+  reason: ConflictReason;
+}
+
+/** Fields a plan may change on a slot (identity, series and reservation counts excepted). */
+export const SLOT_FIELDS = [
+  "date",
+  "time",
+  "maxParties",
+  "minParties",
+  "enabledLanguages",
+  "defaultLanguages",
+  "active",
+  "manuallyModified",
+  "externalOccupants",
+  "extraData",
+] as const;
+export type SlotField = (typeof SLOT_FIELDS)[number];
+
+const keyOf = (s: Pick<SlotState, "experienceId" | "date" | "time">) =>
+  `${s.experienceId}|${s.date}|${s.time}`;
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** JSON with object keys sorted, so values read back from jsonb compare equal to the input. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+export class SlotSet {
+  private readonly original = new Map<string, SlotState>();
+  private readonly current = new Map<string, SlotState>();
+  private readonly byKey = new Map<string, string>();
+  private readonly order: string[] = [];
+
+  constructor(rows: SlotState[]) {
+    for (const row of rows) {
+      this.original.set(row.id, row);
+      this.put(row);
+    }
+  }
+
+  private put(slot: SlotState) {
+    if (!this.current.has(slot.id)) this.order.push(slot.id);
+    this.current.set(slot.id, slot);
+    this.byKey.set(keyOf(slot), slot.id);
+  }
+
+  get(id: string): SlotState | undefined {
+    return this.current.get(id);
+  }
+
+  at(experienceId: string, date: string, time: string): SlotState | undefined {
+    const id = this.byKey.get(keyOf({ experienceId, date, time }));
+    return id === undefined ? undefined : this.current.get(id);
+  }
+
+  /** Slots in the order they were read or created, filtered. */
+  filter(keep: (slot: SlotState) => boolean): SlotState[] {
+    return this.order.flatMap((id) => {
+      const slot = this.current.get(id);
+      return slot && keep(slot) ? [slot] : [];
+    });
+  }
+
+  create(slot: SlotState) {
+    this.put(slot);
+  }
+
+  /** Replaces a slot's state; the caller has checked that a move lands on a free (date, time). */
+  update(id: string, after: SlotState) {
+    const before = this.current.get(id);
+    if (!before) return;
+    this.byKey.delete(keyOf(before));
+    this.current.set(id, after);
+    this.byKey.set(keyOf(after), id);
+  }
+
+  delete(id: string) {
+    const slot = this.current.get(id);
+    if (!slot) return;
+    this.current.delete(id);
+    this.byKey.delete(keyOf(slot));
+  }
+
+  diff(): SlotDiff {
+    const diff: SlotDiff = { create: [], update: [], delete: [] };
+    for (const id of this.order) {
+      const before = this.original.get(id);
+      const after = this.current.get(id);
+      if (!before && after) diff.create.push(after);
+      else if (before && !after) diff.delete.push(before);
+      else if (before && after && changedSlotFields(before, after).length > 0)
+        diff.update.push({ before, after });
+    }
+    return diff;
+  }
+}
+
+export function changedSlotFields(before: SlotState, after: SlotState): SlotField[] {
+  return SLOT_FIELDS.filter((field) => !sameValue(before[field], after[field]));
+}
+
+/** What the net change does to occupied slots: deleted, moved, or shrunk below their occupants. */
+export function findConflicts(diff: SlotDiff): SlotConflict[] {
+  const conflicts: SlotConflict[] = [];
+  const conflict = (slot: SlotState, reason: ConflictReason) =>
+    conflicts.push({
+      slotId: slot.id,
+      experienceId: slot.experienceId,
+      date: slot.date,
+      time: slot.time,
+      occupiedCount: occupantsOf(slot),
+      maxParties: slot.maxParties,
+      reason,
+    });
+  for (const slot of diff.delete)
+    if (occupantsOf(slot) > 0) conflict(slot, "DELETES_OCCUPIED_SLOT");
+  for (const { before, after } of diff.update) {
+    if (occupantsOf(before) > 0 && (before.date !== after.date || before.time !== after.time)) {
+      conflict(before, "MOVES_OCCUPIED_SLOT");
+    } else if (
+      occupantsOf(after) > after.maxParties &&
+      (after.maxParties < before.maxParties || occupantsOf(after) > occupantsOf(before))
+    ) {
+      conflict(after, "BELOW_OCCUPANTS");
+    }
+  }
+  for (const slot of diff.create)
+    if (occupantsOf(slot) > slot.maxParties) conflict(slot, "BELOW_OCCUPANTS");
+  return conflicts;
+}

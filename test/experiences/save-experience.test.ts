@@ -1,0 +1,194 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Experience } from "../../src/schemas/experiences";
+import { api, expectProblem } from "../helpers/api";
+import {
+  createExperience,
+  nextWeekDays,
+  occupy,
+  saveExperience,
+  slotRows,
+} from "../helpers/experiences";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import { countRoundTrips } from "../helpers/round-trips";
+
+let tenant: TestTenant;
+let other: TestTenant;
+beforeAll(async () => {
+  [tenant, other] = await Promise.all([createTenant(), createTenant()]);
+});
+
+const get = (id: string, key = tenant.apiKey) => api(`/v2/experiences/${id}`, { key });
+
+describe("PUT/GET /v2/experiences/{id}: happy", () => {
+  it("stores every field and reads it back, unknown fields dropped", async () => {
+    const id = crypto.randomUUID();
+    const body = {
+      id,
+      wineryId: tenant.wineryId,
+      active: true,
+      acceptProviderAPayments: true,
+      maxParties: 12,
+      interval: 3_600_000,
+      priceCents: 2500,
+      priceCurrency: "EUR",
+      titleTranslations: { en: "Vineyard tour" },
+      experienceIntegrations: [{ integrationId: crypto.randomUUID(), externalId: 7 }],
+      experiencePriceExtrasAttributes: {
+        cheese: { priceCents: 500, extraMetadata: JSON.parse('{"__proto__":1,"a":[1]}') },
+      },
+      flatTranslations: {
+        validityFrom: "2026-01-01T00:00:00Z",
+        place: { city: "Siena", lat: 43.3 },
+      },
+      metadata: [{ key: "k", value: "v" }],
+      placeAttributes: { city: "Siena", lng: 11.3 },
+      products: [{ any: { nested: true } }],
+      notAField: "dropped",
+    };
+    const saved = await saveExperience(tenant, id, body);
+    expect(saved.status).toBe(200);
+    const stored = (await saved.json()) as Experience;
+    expect(stored).toMatchObject({ id, wineryId: tenant.wineryId, maxParties: 12, color: null });
+    expect(stored).not.toHaveProperty("notAField");
+    const read = await get(id);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual(stored);
+    expect(JSON.stringify(stored.experiencePriceExtrasAttributes)).toContain('"__proto__":1');
+  });
+
+  it("replaces on a second PUT and keeps createdAt", async () => {
+    const first = await createExperience(tenant, { color: "red" });
+    const second = (await (
+      await saveExperience(tenant, first.id, { maxParties: 4 })
+    ).json()) as Experience;
+    expect(second).toMatchObject({ maxParties: 4, color: null, createdAt: first.createdAt });
+    expect(Date.parse(second.updatedAt)).toBeGreaterThan(Date.parse(first.updatedAt));
+  });
+
+  it("creates a season of Saturdays from a range slotsRequest, as one series", async () => {
+    const saturdays = nextWeekDays("SATURDAY", 6);
+    const experience = await createExperience(tenant, {
+      slotsRequests: [
+        {
+          time: { hour: 10, minute: 30, second: 0, nano: 0 },
+          validityStart: saturdays[0],
+          validityEnd: saturdays[5],
+          dayOfWeek: "SATURDAY",
+        },
+      ],
+    });
+    const rows = await slotRows(tenant.wineryId, experience.id);
+    expect(rows.map((r) => r.date)).toEqual(saturdays);
+    expect(rows.every((r) => r.time === "10:30:00" && r.maxParties === 10)).toBe(true);
+    const parent = rows[0]?.id;
+    expect(rows.slice(1).every((r) => r.parentSlotId === parent)).toBe(true);
+  });
+
+  it("propagates maxParties to future slots, except those changed by hand", async () => {
+    const days = nextWeekDays("MONDAY", 3);
+    const experience = await createExperience(tenant, {
+      slotsRequests: days.map((day) => ({ day, time: "09:00" })),
+    });
+    const [first] = await slotRows(tenant.wineryId, experience.id);
+    // A change by hand: the slot's own capacity.
+    await saveExperience(tenant, experience.id, {
+      maxParties: 10,
+      slotsRequests: [{ id: first?.id, maxParties: 3 }],
+    });
+    await saveExperience(tenant, experience.id, { maxParties: 20 });
+    const rows = await slotRows(tenant.wineryId, experience.id);
+    expect(rows.map((r) => [r.maxParties, r.manuallyModified])).toEqual([
+      [3, true],
+      [20, false],
+      [20, false],
+    ]);
+  });
+
+  it("GET costs one round trip", async () => {
+    const experience = await createExperience(tenant);
+    const { result, trips } = await countRoundTrips(() => get(experience.id));
+    expect(result.status).toBe(200);
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+  });
+});
+
+describe("PUT /v2/experiences/{id}: errors", () => {
+  it("refuses to shrink an occupied slot below its occupants, writing nothing", async () => {
+    const [day] = nextWeekDays("TUESDAY", 1);
+    const experience = await createExperience(tenant, { slotsRequests: [{ day, time: "11:00" }] });
+    const [slot] = await slotRows(tenant.wineryId, experience.id);
+    await occupy(slot?.id ?? "", 6);
+    const problem = await expectProblem(
+      await saveExperience(tenant, experience.id, { maxParties: 4, color: "blue" }),
+      409,
+      "CONFLICT",
+    );
+    expect(problem.slots).toEqual([
+      expect.objectContaining({ slotId: slot?.id, occupiedCount: 6 }),
+    ]);
+    expect(problem.detail).toContain(slot?.id);
+    expect(await (await get(experience.id)).json()).toEqual(experience);
+  });
+
+  it.each([
+    [{ id: crypto.randomUUID() }, "id"],
+    [{ maxParties: -1 }, "maxParties"],
+    [{ maxParties: 2 ** 31 }, "maxParties"],
+    [{ slotsRequests: [{ day: "2026-02-30", time: "10:00" }] }, "slotsRequests[0].day"],
+    [{ slotsRequests: [{ day: "2027-01-01" }] }, "slotsRequests[0].time"],
+    [{ slotsRequests: [{ time: "10:00" }] }, "slotsRequests[0].day"],
+    [{ slotsRequests: [{ id: crypto.randomUUID() }] }, "slotsRequests[0].id"],
+    [{ slotsRequests: [{ time: "25:00", day: "2027-01-01" }] }, "slotsRequests[0].time"],
+    [
+      {
+        slotsRequests: [{ time: "10:00", validityStart: "2027-01-01", validityEnd: "2028-01-02" }],
+      },
+      "slotsRequests[0].validityEnd",
+    ],
+    [{ slotsRequests: [{ time: "10:00", day: "2027-01-01" }] }, "slotsRequests[0].maxParties"],
+  ])("answers 400 for %j naming %s", async (body, path) => {
+    const problem = await expectProblem(
+      await saveExperience(tenant, crypto.randomUUID(), body),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toContain(path);
+  });
+
+  it("answers 400 for a path id that is not a uuid", async () => {
+    const problem = await expectProblem(await get("not-a-uuid"), 400, "VALIDATION_ERROR");
+    expect(problem.errors?.[0]?.path).toBe("param.id");
+  });
+});
+
+describe("experiences: tenancy", () => {
+  it("another winery's experience is 404, and its id is a new experience of ours", async () => {
+    const theirs = await createExperience(other, { color: "theirs" });
+    await expectProblem(await get(theirs.id), 404, "NOT_FOUND");
+    const ours = (await (
+      await saveExperience(tenant, theirs.id, { color: "ours" })
+    ).json()) as Experience;
+    expect(ours).toMatchObject({ id: theirs.id, wineryId: tenant.wineryId, color: "ours" });
+    expect(await (await get(theirs.id, other.apiKey)).json()).toEqual(theirs);
+  });
+
+  it("a body wineryId of another winery is 403", async () => {
+    await expectProblem(
+      await saveExperience(tenant, crypto.randomUUID(), { wineryId: other.wineryId }),
+      403,
+      "FORBIDDEN",
+    );
+  });
+
+  it("a slotsRequest naming another winery's slot is 400", async () => {
+    const [day] = nextWeekDays("FRIDAY", 1);
+    const theirs = await createExperience(other, { slotsRequests: [{ day, time: "10:00" }] });
+    const [slot] = await slotRows(other.wineryId, theirs.id);
+    const problem = await expectProblem(
+      await saveExperience(tenant, crypto.randomUUID(), { slotsRequests: [{ id: slot?.id }] }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.[0]?.path).toBe("slotsRequests[0].id");
+  });
+});

@@ -1,0 +1,331 @@
+import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { wineryIntegrations } from "../../src/db/schema";
+import { sealSecret } from "../../src/lib/secret-box";
+import type { BusinessLocation } from "../../src/schemas/business-location";
+import type { Slot } from "../../src/schemas/slots";
+import { api, expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
+import { createExperience, nextWeekDays, occupy, slotRows } from "../helpers/experiences";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import { countRoundTrips } from "../helpers/round-trips";
+
+let tenant: TestTenant;
+let other: TestTenant;
+beforeAll(async () => {
+  [tenant, other] = await Promise.all([createTenant(), createTenant()]);
+});
+
+const act = (requests: unknown[], key = tenant.apiKey) =>
+  api("/v2/availabilities/actions", { key, body: { requests } });
+const list = (query: string, key = tenant.apiKey) => api(`/v2/availabilities?${query}`, { key });
+async function actOk(requests: unknown[]) {
+  const response = await act(requests);
+  if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
+  const [record] = (await response.json()) as BusinessLocation[];
+  if (!record) throw new Error("no record");
+  return record;
+}
+const saturdaysCreate = (experienceId: string, from: string, to: string, extra = {}) => ({
+  action: "CREATE",
+  experienceId,
+  startFromValid: from,
+  endToValid: to,
+  weekDays: { SATURDAY: true, SUNDAY: false },
+  time: { hour: 15, minute: 0 },
+  ...extra,
+});
+const withoutIds = (slots: Slot[]) =>
+  slots.map(({ id, parentSlotId, createdAt, updatedAt, ...rest }) => rest);
+
+describe("E9 POST /v2/availabilities/actions: happy", () => {
+  it("creates a season of Saturdays as one series, listed by GET /availabilities", async () => {
+    const experience = await createExperience(tenant);
+    const saturdays = nextWeekDays("SATURDAY", 8);
+    const record = await actOk([
+      saturdaysCreate(experience.id, saturdays[0] ?? "", saturdays[7] ?? ""),
+    ]);
+    expect(record).toMatchObject({ id: tenant.wineryId, slotActions: { dryRun: false } });
+    expect(record.slotActions.created.map((s) => s.date)).toEqual(saturdays);
+    const response = await list(
+      `experienceId=${experience.id}&from=${saturdays[0]}&to=${saturdays[7]}`,
+    );
+    expect(response.status).toBe(200);
+    const slots = (await response.json()) as Slot[];
+    expect(slots).toEqual(record.slotActions.created);
+    const parent = slots[0]?.id;
+    expect(slots.slice(1).every((s) => s.parentSlotId === parent)).toBe(true);
+    expect(slots[0]).toMatchObject({
+      time: { hour: 15, minute: 0, second: 0, nano: 0 },
+      maxParties: 10,
+      occupiedCount: 0,
+      availableSeats: 10,
+    });
+  });
+
+  it("a dry run writes nothing and reports exactly what the real run then does", async () => {
+    const experience = await createExperience(tenant);
+    const [from, , , to] = nextWeekDays("SATURDAY", 4);
+    const request = saturdaysCreate(experience.id, from ?? "", to ?? "", { newMaxParties: 6 });
+    const dry = await actOk([{ ...request, dryRun: true }]);
+    expect(dry.slotActions.dryRun).toBe(true);
+    expect(await slotRows(tenant.wineryId, experience.id)).toEqual([]);
+    const real = await actOk([request]);
+    expect(withoutIds(real.slotActions.created)).toEqual(withoutIds(dry.slotActions.created));
+    expect(dry.slotActions.created).toHaveLength(4);
+  });
+
+  it("skips an existing slot on CREATE and reports it", async () => {
+    const experience = await createExperience(tenant);
+    const [day] = nextWeekDays("SUNDAY", 1);
+    const first = await actOk([
+      { action: "CREATE", experienceId: experience.id, day, time: "18:00" },
+    ]);
+    const again = await actOk([
+      { action: "CREATE", experienceId: experience.id, day, time: "18:00" },
+    ]);
+    expect(again.slotActions.created).toEqual([]);
+    expect(again.slotActions.skipped).toEqual([
+      expect.objectContaining({
+        slotId: first.slotActions.created[0]?.id,
+        reason: "ALREADY_EXISTS",
+      }),
+    ]);
+  });
+
+  it("answers the business-location record with the integration token decrypted, stored sealed", async () => {
+    const token = `tok_${crypto.randomUUID()}`;
+    const integrationId = crypto.randomUUID();
+    await testDb()
+      .insert(wineryIntegrations)
+      .values({
+        wineryId: tenant.wineryId,
+        integrationId,
+        integrationName: "booking-portal",
+        authTokenCiphertext: await sealSecret(env.INTEGRATIONS_KEY, token, tenant.wineryId),
+        integrationOptions: { sync: true },
+      });
+    const [raw] = await testDb()
+      .select({ sealed: wineryIntegrations.authTokenCiphertext })
+      .from(wineryIntegrations)
+      .where(eq(wineryIntegrations.integrationId, integrationId));
+    expect(raw?.sealed).not.toContain(token);
+    expect(raw?.sealed?.startsWith("v1:")).toBe(true);
+    const experience = await createExperience(tenant);
+    const [day] = nextWeekDays("MONDAY", 1);
+    const record = await actOk([
+      { action: "CREATE", experienceId: experience.id, day, time: "10:00" },
+    ]);
+    expect(record.integrations).toContainEqual(
+      expect.objectContaining({
+        integrationId,
+        authToken: token,
+        integrationOptions: { sync: true },
+      }),
+    );
+    expect(record.channels).toEqual([expect.objectContaining({ name: "Webshop" })]);
+  });
+});
+
+describe("E9: occupied and manually modified slots", () => {
+  async function season(count = 3) {
+    const experience = await createExperience(tenant);
+    const days = nextWeekDays("WEDNESDAY", count);
+    const record = await actOk([
+      {
+        action: "CREATE",
+        experienceId: experience.id,
+        startFromValid: days[0],
+        endToValid: days.at(-1),
+        weekDays: { WEDNESDAY: true },
+        time: "12:00",
+      },
+    ]);
+    return { experience, slots: record.slotActions.created };
+  }
+
+  it("protects an occupied slot unless ignoreOccupiedSlot; the failed call writes nothing", async () => {
+    const { slots } = await season();
+    const parentSlotId = slots[0]?.id;
+    await occupy(slots[1]?.id ?? "", 2);
+    const problem = await expectProblem(
+      await act([{ action: "DELETE", parentSlotId }]),
+      409,
+      "CONFLICT",
+    );
+    expect(problem.slots).toEqual([
+      expect.objectContaining({
+        slotId: slots[1]?.id,
+        occupiedCount: 2,
+        reason: "DELETES_OCCUPIED_SLOT",
+      }),
+    ]);
+    expect(problem.detail).toContain(slots[1]?.id);
+    expect(await slotRows(tenant.wineryId, slots[0]?.experienceId ?? "")).toHaveLength(3);
+    const shrink = await act([{ action: "UPDATE", slotId: slots[1]?.id, newMaxParties: 1 }]);
+    await expectProblem(shrink, 409, "CONFLICT");
+    const record = await actOk([{ action: "DELETE", parentSlotId, ignoreOccupiedSlot: true }]);
+    expect(record.slotActions.deleted).toHaveLength(3);
+  });
+
+  it("skips a manually modified slot in a series update unless ignoreManualModification", async () => {
+    const { slots } = await season();
+    await actOk([{ action: "UPDATE", slotId: slots[2]?.id, newMaxParties: 4 }]);
+    const series = await actOk([
+      { action: "UPDATE", parentSlotId: slots[0]?.id, newMaxParties: 8 },
+    ]);
+    expect(series.slotActions.updated.map((s) => s.maxParties)).toEqual([8, 8]);
+    expect(series.slotActions.skipped).toEqual([
+      expect.objectContaining({ slotId: slots[2]?.id, reason: "MANUALLY_MODIFIED" }),
+    ]);
+    const forced = await actOk([
+      {
+        action: "UPDATE",
+        parentSlotId: slots[0]?.id,
+        newMaxParties: 9,
+        ignoreManualModification: true,
+      },
+    ]);
+    expect(forced.slotActions.updated.map((s) => [s.maxParties, s.manuallyModified])).toEqual([
+      [9, false],
+      [9, false],
+      [9, false],
+    ]);
+  });
+
+  it("rolls back the whole call when a later request fails", async () => {
+    const experience = await createExperience(tenant);
+    const [day] = nextWeekDays("THURSDAY", 1);
+    const response = await act([
+      { action: "CREATE", experienceId: experience.id, day, time: "10:00" },
+      { action: "UPDATE", slotId: crypto.randomUUID(), newMaxParties: 3 },
+    ]);
+    await expectProblem(response, 404, "NOT_FOUND");
+    expect(await slotRows(tenant.wineryId, experience.id)).toEqual([]);
+  });
+
+  it("racing shrinks and seat-taking never leave a slot below its occupants", async () => {
+    const { slots } = await season(1);
+    const slotId = slots[0]?.id ?? "";
+    // What reservations will do: one conditional UPDATE per seat taken.
+    const takeSeat = () =>
+      testDb().execute(sql`update slots set reserved_count = reserved_count + 1
+        where id = ${slotId} and occupied_count + 1 <= max_parties`);
+    const shrinks = Array.from({ length: 10 }, (_, i) =>
+      act([{ action: "UPDATE", slotId, newMaxParties: i + 1 }]),
+    );
+    const results = await Promise.all([...shrinks, ...Array.from({ length: 10 }, takeSeat)]);
+    for (const r of results.slice(0, 10) as Response[])
+      expect([200, 409], await r.clone().text()).toContain(r.status);
+    const [row] = await slotRows(tenant.wineryId, slots[0]?.experienceId ?? "");
+    expect(row?.occupiedCount).toBeLessThanOrEqual(row?.maxParties ?? -1);
+  });
+});
+
+describe("E9 and GET /availabilities: errors, tenancy, round trips", () => {
+  it.each([
+    [
+      [
+        {
+          action: "CREATE",
+          experienceId: crypto.randomUUID(),
+          startFromValid: "2027-01-01",
+          endToValid: "2028-01-02",
+          time: "10:00",
+        },
+      ],
+      "requests[0].endToValid",
+    ],
+    [
+      [
+        {
+          action: "CREATE",
+          experienceId: crypto.randomUUID(),
+          day: "2027-01-01",
+          time: "10:00",
+          weekDays: { FUNDAY: true },
+        },
+      ],
+      "requests[0].weekDays.FUNDAY",
+    ],
+    [[{ action: "MOVE" }], "requests[0].action"],
+    [[{ action: "UPDATE" }], "requests[0].slotId"],
+    [[], "requests"],
+  ])("answers 400 for %j naming %s", async (requests, path) => {
+    const experience = await createExperience(tenant);
+    const body = JSON.parse(
+      JSON.stringify(requests).replaceAll(
+        /"experienceId":"[^"]+"/g,
+        `"experienceId":"${experience.id}"`,
+      ),
+    );
+    const problem = await expectProblem(await act(body), 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path)).toContain(path);
+  });
+
+  it("refuses a listing range over 366 days, naming query.to", async () => {
+    const problem = await expectProblem(
+      await list("from=2027-01-01&to=2028-01-02"),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.[0]?.path).toBe("query.to");
+    expect((await list("from=2027-01-01&to=2028-01-01")).status).toBe(200);
+  });
+
+  it("another winery's experience, slot and series are 404", async () => {
+    const theirs = await createExperience(other);
+    const [day] = nextWeekDays("MONDAY", 1);
+    const created = await api("/v2/availabilities/actions", {
+      key: other.apiKey,
+      body: { requests: [{ action: "CREATE", experienceId: theirs.id, day, time: "10:00" }] },
+    });
+    const [slot] = (await created.json()) as BusinessLocation[];
+    const slotId = slot?.slotActions.created[0]?.id;
+    await expectProblem(
+      await act([{ action: "CREATE", experienceId: theirs.id, day, time: "11:00" }]),
+      404,
+      "NOT_FOUND",
+    );
+    await expectProblem(await act([{ action: "DELETE", slotId }]), 404, "NOT_FOUND");
+    await expectProblem(await act([{ action: "DELETE", parentSlotId: slotId }]), 404, "NOT_FOUND");
+    await expectProblem(
+      await list(`experienceId=${theirs.id}&from=${day}&to=${day}`),
+      404,
+      "NOT_FOUND",
+    );
+    expect(await slotRows(other.wineryId, theirs.id)).toHaveLength(1);
+  });
+
+  it("E9 is a constant number of round trips (30 or 300 slots); the listing is one", async () => {
+    const trips = [];
+    for (const days of [30, 300]) {
+      const experience = await createExperience(tenant);
+      const from = nextWeekDays("MONDAY", 1)[0] ?? "";
+      const to = new Date(Date.parse(from) + (days - 1) * 86_400_000).toISOString().slice(0, 10);
+      const { result, trips: t } = await countRoundTrips(() =>
+        act([
+          {
+            action: "CREATE",
+            experienceId: experience.id,
+            startFromValid: from,
+            endToValid: to,
+            time: "10:00",
+          },
+        ]),
+      );
+      expect(result.status).toBe(200);
+      const body = (await result.json()) as BusinessLocation[];
+      expect(body[0]?.slotActions.created, JSON.stringify(body).slice(0, 300)).toHaveLength(days);
+      trips.push(t);
+      const listed = await countRoundTrips(() =>
+        list(`experienceId=${experience.id}&from=${from}&to=${to}`),
+      );
+      expect(((await listed.result.json()) as Slot[]).length).toBe(days);
+      expect(listed.trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+    }
+    expect(trips[0]).toEqual({ httpRequests: 0, wsSessions: 1 });
+    expect(trips[1]).toEqual(trips[0]);
+  });
+});
