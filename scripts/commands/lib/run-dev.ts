@@ -1,4 +1,5 @@
 // npm run dev's stack, started once scripts/commands/dev.ts has checked the command line.
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { drizzle } from "drizzle-orm/node-postgres";
@@ -11,6 +12,7 @@ import {
   startEmbeddedPostgres,
   startNeonLocal,
 } from "../../local-db";
+import { DEV_INTEGRATIONS_KEY } from "../../seed/experiences";
 import { onCleanup } from "./cli";
 import { assertReachable, checkDatabaseUrl, describeUrl } from "./database";
 import { readStackState, type StackState } from "./dev-stack";
@@ -128,6 +130,9 @@ export async function runDev(port: number, dbPort: number): Promise<number> {
     `NEON_HTTP_ENDPOINT:${neonLocal.httpEndpoint}`,
     "--var",
     `NEON_WS_PROXY:${neonLocal.wsProxy}`,
+    // Local only: the key that seals winery integration tokens (production: a Worker secret).
+    "--var",
+    `INTEGRATIONS_KEY:${process.env.INTEGRATIONS_KEY ?? DEV_INTEGRATIONS_KEY}`,
   ]);
   const exited = new Promise<number>((resolve) =>
     wrangler.once("exit", (code) => {

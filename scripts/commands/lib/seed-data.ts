@@ -6,6 +6,9 @@ import { and, eq, or, sql } from "drizzle-orm";
 import * as schema from "../../../src/db/schema";
 import { issueApiKey } from "../../../src/services/auth/api-keys";
 import { writeOrder } from "../../../src/services/orders/import-order";
+import { seedCatalogue } from "../../seed/catalogue";
+import { seedCommerce } from "../../seed/commerce";
+import { seedExperiences } from "../../seed/experiences";
 import type { Db } from "./database";
 
 type Log = (line: string) => void;
@@ -227,7 +230,22 @@ const seedOrders: DemoStep = async (db, { wineryId, apiChannelKey }, log) => {
   return { orderId: firstOrder.id };
 };
 
-const DEMO_STEPS: DemoStep[] = [seedContacts, seedOrders];
+/** An area's own demo data (scripts/seed/<area>.ts), logged with the ids it answers. */
+const area =
+  (name: string, seed: (db: Db, wineryId: string) => Promise<Record<string, string>>): DemoStep =>
+  async (db, { wineryId }, log) => {
+    const ids = await seed(db, wineryId);
+    log(`${name}: ${JSON.stringify(ids)}`);
+    return ids;
+  };
+
+const DEMO_STEPS: DemoStep[] = [
+  seedContacts,
+  seedOrders,
+  area("commerce", seedCommerce),
+  area("catalogue", seedCatalogue),
+  area("experiences", seedExperiences),
+];
 
 /**
  * A new key for the winery, replacing the one `seed`/`dev` issued before (deleted, so keys do not
