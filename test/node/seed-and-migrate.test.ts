@@ -90,6 +90,13 @@ describe("npm run seed, twice", () => {
       apiChannelKey: "demo-webshop",
       apiKey: expect.stringMatching(/^wk_/),
       orderId: expect.any(Number),
+      // Each area's demo data answers the ids an integrator tries its endpoints with.
+      couponCode: "WELCOME10",
+      commerceSessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      productId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      customerClassId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      experienceId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      slotId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     const afterFirst = await counts();
     expect(afterFirst).toMatchObject({ keys: 1 });
