@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, FreeObject, Int32, Uuid } from "./common";
+import { CalendarDate, Int32, NullableFreeObject, Uuid } from "./common";
 import { LocalTimeSchema, WEEK_DAYS } from "./slots";
 
 const WeekDaysSchema = z
@@ -53,7 +53,7 @@ export const SlotActionRequestSchema = z
     ignoreOccupiedSlot: z.boolean().nullish(),
     ignoreManualModification: z.boolean().nullish(),
     dryRun: z.boolean().nullish(),
-    extraData: FreeObject.nullish(),
+    extraData: NullableFreeObject.optional(),
     options: z.record(z.string(), z.boolean()).nullish().openapi({
       description: "Accepted and ignored: no options are defined.",
     }),
