@@ -31,6 +31,9 @@ export default defineConfig({
                 TEST_STATS_URL: inject("statsUrl"),
                 // A fixed test key for sealed integration tokens (never a production key).
                 INTEGRATIONS_KEY: "dGVzdC1pbnRlZ3JhdGlvbnMta2V5LTMyLWJ5dGVzISE=",
+                // Cases per property of test/fuzz (its default when empty).
+                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+                FUZZ_SEED: process.env.FUZZ_SEED ?? "",
               },
             },
           })),
