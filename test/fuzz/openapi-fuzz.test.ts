@@ -6,6 +6,7 @@ import { api } from "../helpers/api";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { MutationFinder } from "./mutations";
 import {
+  garbageHeader,
   garbageParameter,
   KnownIds,
   type OpenApiDocument,
@@ -55,13 +56,20 @@ const clip = (text: string, max = 1500) =>
   text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 
 /** Sends one request; a failure names the operation, the request and the answer. */
-async function send(op: Operation, url: string, body: unknown, label: string) {
-  const request = `${op.method} ${url}\nbody: ${clip(JSON.stringify(body) ?? "(none)")}`;
+async function send(
+  op: Operation,
+  url: string,
+  body: unknown,
+  label: string,
+  headers: Record<string, string> = {},
+) {
+  const request = `${op.method} ${url}\nheaders: ${clip(JSON.stringify(headers), 400)}\nbody: ${clip(JSON.stringify(body) ?? "(none)")}`;
   let response: Response;
   try {
     response = await api(url, {
       method: op.method,
       key: tenant.apiKey,
+      headers,
       ...(body !== undefined && { body }),
     });
   } catch (error) {
@@ -231,9 +239,9 @@ describe("fuzzing every operation of the document", () => {
       TIMEOUT_MS,
     );
 
-    const params = op.parameters.filter((p) => p.in !== "header");
+    const params = op.parameters;
     it.skipIf(params.length === 0)(
-      "answers garbage in a path or query parameter with a 4xx naming it",
+      "answers garbage in a path, query or header parameter with a 4xx naming it",
       async () => {
         const body = op.body;
         await fc.assert(
@@ -242,24 +250,34 @@ describe("fuzzing every operation of the document", () => {
             body ? schemas.valid(body.schema, context()) : fc.constant(undefined),
             fc.constantFrom(...params),
             fc.oneof(garbageParameter, fc.constant(undefined)),
-            async (choices, generated, parameter, garbage) => {
+            garbageHeader,
+            async (choices, generated, parameter, garbage, headerGarbage) => {
               const chosen = { ...choices };
               if (garbage === undefined) delete chosen[parameter.name];
+              const inHeader = parameter.in === "header";
               const { url, values } =
-                garbage === undefined
+                garbage === undefined || inHeader
                   ? urlOf(op, chosen)
                   : urlOf(op, chosen, [parameter.name, garbage]);
+              const headers: Record<string, string> = inHeader
+                ? { [parameter.name]: headerGarbage }
+                : {};
               const payload =
                 body && generated !== undefined
                   ? body.encode(respectOperationRules(op, generated, values))
                   : undefined;
-              const what = `${parameter.in} ${parameter.name} = ${garbage ?? "(missing)"}`;
-              const { answer, fail } = await send(op, url, payload, what);
+              const shown = inHeader ? clip(headerGarbage, 60) : (garbage ?? "(missing)");
+              const what = `${parameter.in} ${parameter.name} = ${shown}`;
+              const { answer, fail } = await send(op, url, payload, what, headers);
               if (answer.status !== 400) return;
-              const field = `${parameter.in === "path" ? "param" : "query"}.${parameter.name}`;
+              const location = { path: "param", query: "query", header: "header" }[parameter.in];
+              const field = `${location}.${parameter.name}`.toLowerCase();
               const paths = errorPaths(answer);
               // The rest of the request may break a business rule of the allowance list.
-              if (!paths.some((path) => names(path, field)) && !excused400(op, answer))
+              if (
+                !paths.some((path) => names(path.toLowerCase(), field)) &&
+                !excused400(op, answer)
+              )
                 fail(`the 400 does not name ${field} (it names ${paths.join(", ")})`);
             },
           ),

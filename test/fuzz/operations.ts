@@ -145,3 +145,12 @@ export const garbageParameter = fc.oneof(
   ),
   fc.string({ unit: "grapheme", maxLength: 30 }).map((s) => encodeURIComponent(s)),
 );
+
+/**
+ * Garbage for a header (what fetch lets through: no CR, LF or NUL): empty, blank, past the
+ * length limit, quotes, a tab inside, Latin-1, printable noise.
+ */
+export const garbageHeader = fc.oneof(
+  fc.constantFrom("", " ", "x".repeat(300), '""', '"unterminated', "a\tb", "\u00ff\u00fe", "%00"),
+  fc.string({ unit: "grapheme-ascii", maxLength: 40 }),
+);
