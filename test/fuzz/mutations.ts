@@ -153,6 +153,15 @@ export class MutationFinder {
       stillValid: false,
       apply: (body) => addKey(body, path, key, 1),
     });
+    if (schema.properties && typeof schema.additionalProperties !== "object") {
+      // decisions.md: unknown request fields are ignored, never refused.
+      out.push({
+        label: `an unknown field at ${formatPath(path) || "body"}`,
+        expectedPath: formatPath(path) || "body",
+        stillValid: true,
+        apply: (body) => addKey(body, path, "fuzzUnknownField", { any: ["value", 1] }),
+      });
+    }
     for (const name of schema.required ?? []) {
       out.push({
         label: `missing required ${formatPath([...path, name])}`,

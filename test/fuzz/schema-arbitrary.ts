@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { calendarDate, dateTime, email, localTime } from "./format-arbitraries";
 
 /**
  * Valid values for the JSON Schemas of /api/openapi.json, as fast-check arbitraries: the subset of
@@ -39,11 +40,6 @@ export interface GeneratorContext {
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
-const DAY_MS = 86_400_000;
-const FIRST_DAY = Date.parse("0001-01-01T00:00:00Z") / DAY_MS;
-const LAST_DAY = Date.parse("9999-12-31T00:00:00Z") / DAY_MS;
-const NEAR_FIRST_DAY = Date.parse("2020-01-01T00:00:00Z") / DAY_MS;
-const NEAR_LAST_DAY = Date.parse("2032-12-31T00:00:00Z") / DAY_MS;
 
 export class SchemaDocument {
   constructor(private readonly components: Record<string, JsonSchema>) {}
@@ -264,48 +260,3 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   }
   return textArbitrary(minLength, maxLength);
 }
-
-/** Addresses every validator accepts (Zod's email check is stricter than RFC 5322). */
-const email = fc
-  .tuple(
-    fc.stringMatching(/^[a-z0-9][a-z0-9_+-]{0,15}$/),
-    fc.stringMatching(/^[a-z0-9]{1,12}$/),
-    fc.constantFrom("com", "it", "example", "wine"),
-  )
-  .map(([local, domain, tld]) => `${local}@${domain}.${tld}`);
-
-/** A local time of day, HH:MM:SS. */
-const localTime = fc
-  .tuple(fc.nat(23), fc.nat(59), fc.nat(59))
-  .map((parts) => parts.map((n) => String(n).padStart(2, "0")).join(":"));
-
-const dayNumber = fc.oneof(
-  fc.integer({ min: NEAR_FIRST_DAY, max: NEAR_LAST_DAY }),
-  fc.integer({ min: FIRST_DAY, max: LAST_DAY }),
-);
-
-/** A real calendar date in the years 0001..9999 (mostly near today, where business rules bite). */
-export const calendarDate = dayNumber.map((day) =>
-  new Date(day * DAY_MS).toISOString().slice(0, 10),
-);
-
-/** An ISO 8601 instant with an offset whose UTC instant lies in the years 0001..9999. */
-export const dateTime = fc
-  .tuple(
-    dayNumber,
-    fc.integer({ min: 0, max: DAY_MS - 1 }),
-    fc.constantFrom(0, 0, 60, 120, -300, 330, 840, -840),
-    fc.boolean(),
-  )
-  .map(([day, ms, offsetMinutes, withMillis]) => {
-    // Keep the UTC instant inside the years 0001..9999 whatever the offset.
-    const clampedDay = Math.min(Math.max(day, FIRST_DAY + 1), LAST_DAY - 1);
-    const local = new Date(clampedDay * DAY_MS + ms + offsetMinutes * 60_000).toISOString();
-    const text = withMillis ? local.slice(0, 23) : local.slice(0, 19);
-    if (offsetMinutes === 0) return `${text}Z`;
-    const sign = offsetMinutes > 0 ? "+" : "-";
-    const abs = Math.abs(offsetMinutes);
-    const hh = String(Math.floor(abs / 60)).padStart(2, "0");
-    const mm = String(abs % 60).padStart(2, "0");
-    return `${text}${sign}${hh}:${mm}`;
-  });
