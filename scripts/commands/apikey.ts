@@ -105,12 +105,13 @@ runCommand("apikey", async () => {
   } else if (command === "rate-limit" && target && rateLimitTier) {
     const keyRef = target.replace(/^wk_/, "").replace(/_.*$/, "");
     if (!(await setApiKeyRateLimitTier(db, keyRef, rateLimitTier))) {
-      log(`no active key with id or prefix "${target}"`);
+      log(`no active key with id or prefix "${keyRef}"`);
       return 1;
     }
     // Like revoke: isolates keep the tier of a verification they cached a few seconds ago.
     log(`rate limit set; isolates apply it within ${AUTH_CACHE_TTL_MS / 1000} s`);
-    console.log(`${target} rate limit ${rateLimitTier}`);
+    // The prefix, not what was typed: that may be the whole key, a secret.
+    console.log(`${keyRef} rate limit ${rateLimitTier}`);
   } else if (command === "revoke" && target) {
     const revoked = await revokeApiKey(db, target.replace(/^wk_/, "").replace(/_.*$/, ""));
     if (!revoked) {
