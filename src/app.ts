@@ -10,7 +10,11 @@ import {
   MalformedJsonError,
   NotFoundError,
 } from "./lib/errors";
-import { RATE_LIMIT_HEADER_COMPONENTS, withRateLimitHeaders } from "./lib/openapi";
+import {
+  RATE_LIMIT_HEADER_COMPONENTS,
+  RATE_LIMITS_DESCRIPTION,
+  withRateLimitHeaders,
+} from "./lib/openapi";
 import { describeError, toProblem } from "./lib/problem";
 import { createRouter } from "./lib/router";
 import { requireApiKey } from "./middleware/authenticate";
@@ -110,8 +114,7 @@ export function createApp() {
           info: {
             title: "Winery commerce and CRM API",
             version: "1.0.0",
-            description:
-              "Back-office API for wineries: orders, commerce sessions, receipts, coupons, catalogue, experiences, reservations and contacts. Errors are RFC 9457 problem+json; every response carries X-Request-Id.\n\nRate limits: each API key has a tier (standard: 600 requests per 60 s; high: 6,000; bulk: 1,000,000), counted per key (not per winery) and per Cloudflare location, approximately. Every answer of /api/v2..v4 states its key's policy in `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers); over the limit the answer is 429 RATE_LIMITED with `Retry-After` and `RateLimit` (`r=0`). Requests without a valid key (401) and the unversioned routes (health, openapi.json, docs, problems) are not rate limited.",
+            description: `Back-office API for wineries: orders, commerce sessions, receipts, coupons, catalogue, experiences, reservations and contacts. Errors are RFC 9457 problem+json; every response carries X-Request-Id.\n\n${RATE_LIMITS_DESCRIPTION}`,
           },
           servers: [{ url: new URL(c.req.url).origin }],
           security: [{ APIKey: [] }],

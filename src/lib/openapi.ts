@@ -1,4 +1,5 @@
 import type { z } from "@hono/zod-openapi";
+import { ASSIGNABLE_RATE_LIMIT_TIERS, RATE_LIMIT_TIERS } from "../services/auth/rate-limit-tiers";
 
 /** A required JSON request body (the validator then refuses a missing one). */
 export const jsonRequestBody = <T extends z.ZodType>(schema: T, description?: string) => ({
@@ -11,6 +12,20 @@ export const jsonResponse = <T extends z.ZodType>(schema: T, description: string
   description,
   content: { "application/json": { schema } },
 });
+
+const TIER_LIST = ASSIGNABLE_RATE_LIMIT_TIERS.map((tier) => {
+  const { limit, period } = RATE_LIMIT_TIERS[tier];
+  return `${tier}: ${limit} requests per ${period} s`;
+}).join("; ");
+
+/** The decisions on rate limits, for the document's description (numbers from the tier table). */
+export const RATE_LIMITS_DESCRIPTION = [
+  `Rate limits: each API key has a tier (${TIER_LIST}; new keys get standard), counted per key, not per winery, and per Cloudflare location, approximately.`,
+  "Every answer of /api/v2..v4 states its key's policy in `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers).",
+  "Over the limit the answer is 429 RATE_LIMITED with `Retry-After` and `RateLimit` (`r=0`); other answers do not state the remaining count, because the limiter tells only whether a request is allowed.",
+  "Requests without a valid key (401) and the unversioned routes (health, openapi.json, docs, problems) are not rate limited.",
+  "If the limiter is unavailable, requests are let through without RateLimit headers.",
+].join(" ");
 
 /** The rate-limit headers (src/middleware/rate-limit.ts), declared once as components. */
 export const RATE_LIMIT_HEADER_COMPONENTS = {
