@@ -32,6 +32,11 @@ export default defineConfig({
                 // A fixed test key for sealed integration tokens (never a production key).
                 INTEGRATIONS_KEY: "dGVzdC1pbnRlZ3JhdGlvbnMta2V5LTMyLWJ5dGVzISE=",
               },
+              // The test-only tier (rate-limit-tiers.ts "test-tiny"): a limit a test reaches in a
+              // few requests. Every other key the tests make is on the "bulk" tier.
+              ratelimits: {
+                RATE_LIMIT_TEST_TINY: { namespace_id: "1999", simple: { limit: 3, period: 10 } },
+              },
             },
           })),
         ],
