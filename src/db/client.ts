@@ -64,6 +64,10 @@ export function createDatabase(
       // One client (one WebSocket session) for one transaction. Its 'error' listener is attached
       // before connecting: a failed or lost connection is also emitted as an event (workerd fires
       // "Network connection lost" after close), and an unheard one would be an uncaught exception.
+      // (Locally workerd also logs "uncaught exception; source = Uncaught (in promise) ... Network
+      // connection lost" once per failed connection, for a plain fetch or WebSocket whose failure
+      // is handled too: its own log line, not a rejection escaping here. Vitest fails a run on any
+      // unhandled rejection, and the fault tests in test/faults/ raise none.)
       const client = new Client({
         connectionString: config.DATABASE_URL,
         connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
