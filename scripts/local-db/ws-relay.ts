@@ -177,7 +177,7 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
       const wait = action === "delay" ? (opts.faults?.latencyMs ?? 0) : 0;
       const next = (delayed ?? Promise.resolve()).then(async () => {
         if (wait > 0) await sleep(wait);
-        if (clientGone && !seen.terminate) return;
+        if (clientGone) return; // its 'close' has ended the TCP side already
         write(chunk);
         if (seen.terminate) end();
       });

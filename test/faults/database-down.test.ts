@@ -32,7 +32,7 @@ const writes = operations.filter(
 );
 
 /** Queries no write here needs more than; a loop past it means the fault never trips. */
-const MAX_QUERIES = 12;
+const MAX_QUERIES = 40;
 
 function send(operation: string, request: WriteRequest, tenant: TestTenant) {
   return api(request.path, {

@@ -196,9 +196,10 @@ export const WRITE_CASES: Record<string, WriteCase> = {
     },
     succeeds: 200,
   },
-  // Being built on the reservations branch; the lead adds them on merge:
-  // "PUT /api/v2/reservations/import/{reservationID}" (E11) and
-  // "POST /api/v2/reservations/{reservationID}/refund" (E14).
+  // Being built on the reservations branch; added on merge (with "POST /api/v2/reservations/query"
+  // in READ_ONLY_OPERATIONS): "PUT /api/v2/reservations/import/{reservationID}" (E11) and
+  // "POST /api/v2/reservations/{reservationID}/refund" (E14), built with test/helpers/reservations.ts.
+  // An entry for an operation the document does not have yet fails the table's own check.
 };
 
 /** Operations sent with POST that write nothing (queries with a body, previews, validations). */
