@@ -29,6 +29,7 @@ export default defineConfig({
                 NEON_HTTP_ENDPOINT: inject("neonHttpEndpoint"),
                 NEON_WS_PROXY: inject("neonWsProxy"),
                 TEST_STATS_URL: inject("statsUrl"),
+                TEST_FAULTS_URL: inject("faultsUrl"),
                 // A fixed test key for sealed integration tokens (never a production key).
                 INTEGRATIONS_KEY: "dGVzdC1pbnRlZ3JhdGlvbnMta2V5LTMyLWJ5dGVzISE=",
               },

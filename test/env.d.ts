@@ -8,6 +8,8 @@ declare global {
     interface Env extends Bindings {
       /** The local Neon endpoints' round-trip counters (test only). */
       TEST_STATS_URL: string;
+      /** Fault injection on the local Neon endpoints (test only, test/helpers/faults.ts). */
+      TEST_FAULTS_URL: string;
     }
   }
 }
