@@ -81,7 +81,7 @@ describe("E11 PUT /v2/reservations/import/{reservationID}: happy", () => {
       ],
       experiencePriceLabels: [{ id: 1, price_cents: 2500, quantity: 3, islabel1: true }],
     });
-    expect(Object.keys(reservation.otherData ?? {})).toEqual(["__proto__", "nested"]);
+    expect(Object.keys(reservation.otherData ?? {}).sort()).toEqual(["__proto__", "nested"]);
     const { reservation: nested, closeSlots, openSlots, ...top } = reservation;
     expect(nested).toEqual(top);
     expect(closeSlots).toBeUndefined();

@@ -58,10 +58,10 @@ async function refundStatement(
         where p.winery_id = ${wineryId} and p.reservation_id = ${id} and p.in_house) as paid_cents,
       (select p.amount_cents - p.refunded_cents from reservation_payments p
         where p.winery_id = ${wineryId} and p.reservation_id = ${id} and p.in_house) as rest_cents,
-      case when r.id is null then null else ${vwReservation({
+      case when r.id is null then null else (${vwReservation({
         refundedTotalCents: sql`(select refunded_cents from pay)`,
         refundedAt: sql`(select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') from ledger)`,
-      })}::text end as doc
+      })})::text end as doc
     from (select 1) one
     left join reservations r on r.winery_id = ${wineryId} and r.id = ${id}
     left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id`);
