@@ -34,7 +34,7 @@ interface RefundOutcome {
  * equals the ledger's sum. The same statement reads the answer: the view's refundedTotalCents and
  * refundedAt come from this statement's own writes, which its snapshot does not yet show.
  */
-async function refundStatement(
+export async function writeRefund(
   db: AnyDb,
   wineryId: string,
   id: string,
@@ -95,12 +95,12 @@ export async function refundReservation(
   const reservationId = id.toLowerCase();
   if (!options.idempotency) {
     return {
-      value: await refundStatement(db.http, wineryId, reservationId, amountCents),
+      value: await writeRefund(db.http, wineryId, reservationId, amountCents),
       replayed: false,
     };
   }
   const scope = { wineryId, route: REFUND_ROUTE, key: options.idempotency.key };
   return runIdempotently(db, scope, options.idempotency, (tx) =>
-    refundStatement(tx, wineryId, reservationId, amountCents),
+    writeRefund(tx, wineryId, reservationId, amountCents),
   );
 }
