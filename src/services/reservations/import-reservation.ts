@@ -240,9 +240,16 @@ export async function importReservation(
       ...(input.openSlots != null && { openSlots: input.openSlots }),
     };
   } catch (error) {
+    const constraint = postgresError(error)?.constraint;
     // The experience vanished between the check and the insert: as if it never existed.
-    if (postgresError(error)?.constraint === "reservations_experience_fk")
+    if (constraint === "reservations_experience_fk")
       throw new NotFoundError("Experience", input.experienceId);
+    // E9 deleted the slot between the lookup and the write (only possible when no seat moved).
+    if (constraint === "reservations_slot_id_slots_id_fk")
+      throw new AppError(
+        "CONFLICT",
+        `The slot of reservation ${id} was deleted meanwhile; nothing was written. Retry the import.`,
+      );
     throw error;
   }
 }

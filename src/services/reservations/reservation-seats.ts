@@ -19,7 +19,7 @@ export class SlotFullError extends AppError {
   constructor(slotId: string, reservationId: string, seats: number) {
     super(
       "CONFLICT",
-      `Slot ${slotId} has no room for the ${seats} guest(s) of reservation ${reservationId}; nothing was written.`,
+      `Slot ${slotId} has no room for the ${seats} guest(s) of reservation ${reservationId} (or was deleted meanwhile); nothing was written.`,
       { extensions: { slotId, reservationId } },
     );
   }
