@@ -9,6 +9,7 @@ import { writeOrder } from "../../../src/services/orders/import-order";
 import { seedCatalogue } from "../../seed/catalogue";
 import { seedCommerce } from "../../seed/commerce";
 import { seedExperiences } from "../../seed/experiences";
+import { seedReservations } from "../../seed/reservations";
 import type { Db } from "./database";
 
 type Log = (line: string) => void;
@@ -245,6 +246,7 @@ const DEMO_STEPS: DemoStep[] = [
   area("commerce", seedCommerce),
   area("catalogue", seedCatalogue),
   area("experiences", seedExperiences),
+  area("reservations", seedReservations),
 ];
 
 /**
