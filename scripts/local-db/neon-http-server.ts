@@ -214,6 +214,8 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     }
   }
 
+  const isKeyLookup = (text: string) => /^\s*select\b[\s\S]*\bfrom "api_keys"/i.test(text);
+
   async function handleSql(req: IncomingMessage): Promise<[number, unknown] | typeof CUT> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -240,6 +242,10 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       return [200, await withClient(pool, (c) => batch(c, inputs, req.headers))];
     }
     const input = toQueryInput(body);
+    if (isKeyLookup(input.query)) {
+      stats.httpRequests--; // counted on arrival; see Stats.keyLookups
+      stats.keyLookups++;
+    }
     return [200, await withClient(pool, (c) => run(c, input))];
   }
 
@@ -268,6 +274,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     } else if (req.method === "POST" && path === "/__stats/reset") {
       stats.httpRequests = 0;
       stats.wsSessions = 0;
+      stats.keyLookups = 0;
       [status, payload] = [200, { ...stats }];
     } else if (
       path === "/__faults" &&

@@ -3,6 +3,7 @@ import { storedProduct, wine } from "../helpers/catalogue";
 import { createExperience, nextWeekDays } from "../helpers/experiences";
 import type { TestTenant } from "../helpers/factories";
 import { externalOrder, importedOrder } from "../helpers/orders";
+import { experienceWithSlot, importOk, reservationBody } from "../helpers/reservations";
 import { wooOrder } from "../helpers/woocommerce";
 
 /** One write, ready to send: the same request is sent under each fault, then once more healthy. */
@@ -196,10 +197,29 @@ export const WRITE_CASES: Record<string, WriteCase> = {
     },
     succeeds: 200,
   },
-  // Being built on the reservations branch; added on merge (with "POST /api/v2/reservations/query"
-  // in READ_ONLY_OPERATIONS): "PUT /api/v2/reservations/import/{reservationID}" (E11) and
-  // "POST /api/v2/reservations/{reservationID}/refund" (E14), built with test/helpers/reservations.ts.
-  // An entry for an operation the document does not have yet fails the table's own check.
+  "PUT /api/v2/reservations/import/{reservationID}": {
+    prepare: async (t) => ({
+      path: `/v2/reservations/import/${crypto.randomUUID()}`,
+      body: reservationBody(await experienceWithSlot(t), { paidTotalCents: 5000, paid: true }),
+    }),
+    succeeds: 200,
+  },
+  "POST /api/v2/reservations/{reservationID}/refund": {
+    prepare: async (t) => {
+      const id = crypto.randomUUID();
+      const body = reservationBody(await experienceWithSlot(t), {
+        paidTotalCents: 5000,
+        paid: true,
+      });
+      await importOk(t, id, body);
+      return {
+        path: `/v2/reservations/${id}/refund`,
+        body: { amountCents: 1000 },
+        headers: { "Idempotency-Key": `faults-${crypto.randomUUID()}` },
+      };
+    },
+    succeeds: 200,
+  },
 };
 
 /** Operations sent with POST that write nothing (queries with a body, previews, validations). */
@@ -211,4 +231,5 @@ export const READ_ONLY_OPERATIONS = new Set([
   "POST /api/v2/coupons/validate",
   "POST /api/v2/product-catalog/products/winery/{wineryId}/query",
   "POST /api/v2/experiences/preview-propagation",
+  "POST /api/v2/reservations/query",
 ]);
