@@ -29,6 +29,8 @@ export default defineConfig({
                 NEON_HTTP_ENDPOINT: inject("neonHttpEndpoint"),
                 NEON_WS_PROXY: inject("neonWsProxy"),
                 TEST_STATS_URL: inject("statsUrl"),
+                // The size of test/load's mixed workload (LOAD_REQUESTS=5000 for a larger run).
+                LOAD_REQUESTS: process.env.LOAD_REQUESTS ?? "",
                 // A fixed test key for sealed integration tokens (never a production key).
                 INTEGRATIONS_KEY: "dGVzdC1pbnRlZ3JhdGlvbnMta2V5LTMyLWJ5dGVzISE=",
               },
