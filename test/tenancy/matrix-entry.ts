@@ -41,9 +41,12 @@ export interface MatrixEntry {
   checkAnswer?: (body: unknown, ids: Ids, b: TestTenant) => void;
 }
 
-/** A's read of one of its resources; it must succeed, or the before/after comparison proves nothing. */
-export async function readOk(t: TestTenant, path: string): Promise<unknown> {
-  const response = await api(path, { key: t.apiKey });
+/**
+ * A's read of one of its resources (a GET, or a POST of `body` for a query); it must succeed, or
+ * the before/after comparison proves nothing.
+ */
+export async function readOk(t: TestTenant, path: string, body?: unknown): Promise<unknown> {
+  const response = await api(path, { key: t.apiKey, ...(body !== undefined && { body }) });
   const text = await response.text();
   expect(response.status, `${path}: ${text}`).toBe(200);
   return JSON.parse(text);
