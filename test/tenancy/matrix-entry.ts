@@ -18,6 +18,7 @@ export interface Attempt {
   path: string;
   method?: string;
   body?: unknown;
+  headers?: Record<string, string>;
 }
 
 /**

@@ -2,10 +2,11 @@ import { and, eq } from "drizzle-orm";
 import { expect } from "vitest";
 import { contacts, orders } from "../../src/db/schema";
 import type { Contact } from "../../src/schemas/contacts";
+import type { Order } from "../../src/schemas/orders";
 import { api } from "../helpers/api";
 import { testDb } from "../helpers/db";
 import type { TestTenant } from "../helpers/factories";
-import { externalOrder, importedOrder } from "../helpers/orders";
+import { externalOrder, importedOrder, importOrder } from "../helpers/orders";
 import { wooOrder } from "../helpers/woocommerce";
 import { type MatrixEntry, okJson, readOk, record, unique } from "./matrix-entry";
 
@@ -111,6 +112,33 @@ export const ordersAndContacts: MatrixEntry[] = [
         .select({ id: orders.id })
         .from(orders)
         .where(and(eq(orders.wineryId, a.wineryId), eq(orders.externalId, ids.externalId ?? ""))),
+  },
+  {
+    // Idempotency keys are scoped by winery: B's key equal to A's is B's own, never A's replay.
+    operation: "POST /api/v4/order-import/{apiChannelKey}",
+    case: "A's Idempotency-Key and payload on B's channel import B's own order, not A's replay",
+    arrangeA: async (a) => {
+      const key = `shared-${unique()}`;
+      const order = externalOrder({ buyerLastname: `A-${unique()}` });
+      const response = await importOrder(a, order, { "Idempotency-Key": key });
+      const stored = await okJson<Order>(response);
+      // A's channel key is in A's answer: a replay of it to B would show it.
+      return {
+        ids: { key, order: JSON.stringify(order), orderId: String(stored.id) },
+        marks: [a.apiChannelKey],
+      };
+    },
+    requestAsB: (ids, b) => ({
+      path: `/v4/order-import/${b.apiChannelKey}`,
+      body: JSON.parse(ids.order ?? "{}"),
+      headers: { "Idempotency-Key": ids.key ?? "" },
+    }),
+    expected: 200,
+    checkAnswer: (body, ids, b) => {
+      expect(String(record(body).id)).not.toBe(ids.orderId);
+      expect(record(body).channel).toBe(b.apiChannelKey);
+    },
+    readAsA: (ids, a) => readOk(a, `/v4/orders/${ids.orderId}`),
   },
   {
     operation: "POST /api/v2/shopplugin/orders",

@@ -99,6 +99,7 @@ describe("tenancy matrix: winery B's key on winery A's data", () => {
       key: b.apiKey,
       ...(attempt.method && { method: attempt.method }),
       ...(attempt.body !== undefined && { body: attempt.body }),
+      ...(attempt.headers && { headers: attempt.headers }),
     });
     const text = await response.text();
     expect(response.status, text).toBe(entry.expected);
