@@ -30,6 +30,8 @@ export default defineConfig({
                 NEON_WS_PROXY: inject("neonWsProxy"),
                 TEST_STATS_URL: inject("statsUrl"),
                 TEST_FAULTS_URL: inject("faultsUrl"),
+                // The size of test/load's mixed workload (LOAD_REQUESTS=5000 for a larger run).
+                LOAD_REQUESTS: process.env.LOAD_REQUESTS ?? "",
                 // A fixed test key for sealed integration tokens (never a production key).
                 INTEGRATIONS_KEY: "dGVzdC1pbnRlZ3JhdGlvbnMta2V5LTMyLWJ5dGVzISE=",
               },

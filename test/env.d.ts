@@ -10,6 +10,8 @@ declare global {
       TEST_STATS_URL: string;
       /** Fault injection on the local Neon endpoints (test only, test/helpers/faults.ts). */
       TEST_FAULTS_URL: string;
+      /** Requests of the mixed workload (test/load); empty for the default size. */
+      LOAD_REQUESTS: string;
     }
   }
 }
