@@ -12,6 +12,10 @@ declare global {
       FUZZ_RUNS: string;
       /** Another seed for test/fuzz (42 when empty). */
       FUZZ_SEED: string;
+      /** Fault injection on the local Neon endpoints (test only, test/helpers/faults.ts). */
+      TEST_FAULTS_URL: string;
+      /** Requests of the mixed workload (test/load); empty for the default size. */
+      LOAD_REQUESTS: string;
     }
   }
 }
