@@ -2,6 +2,13 @@ import { z } from "@hono/zod-openapi";
 import { CalendarDate, Int32, NullableFreeObject, Uuid } from "./common";
 import { LocalTimeSchema, WEEK_DAYS } from "./slots";
 
+/**
+ * A LocalTime or null. Not `LocalTimeSchema.nullish()`: on a registered union that writes the null
+ * into the shared LocalTime component, and the document then claims null for every other use
+ * (E11's required `time`), which the route refuses.
+ */
+const nullableTime = LocalTimeSchema.or(z.null()).optional();
+
 const WeekDaysSchema = z
   .record(z.string(), z.boolean())
   .superRefine((map, ctx) => {
@@ -34,9 +41,9 @@ export const SlotActionRequestSchema = z
     startFromValid: CalendarDate.nullish(),
     endToValid: CalendarDate.nullish(),
     weekDays: WeekDaysSchema.nullish(),
-    time: LocalTimeSchema.nullish(),
+    time: nullableTime,
     newDay: CalendarDate.nullish(),
-    newTime: LocalTimeSchema.nullish(),
+    newTime: nullableTime,
     newMaxParties: Int32.min(0).nullish(),
     newMinParties: Int32.min(0).nullish(),
     newOccupantsCount: Int32.min(0).nullish().openapi({

@@ -250,6 +250,8 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
       return email;
     case "time":
       return localTime;
+    case "local-date-time": // the reservations' wall-clock date-times (no zone)
+      return fc.tuple(calendarDate, localTime).map(([day, time]) => `${day}T${time}`);
     case "uri":
       return fc.webUrl();
   }
