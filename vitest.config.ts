@@ -34,6 +34,9 @@ export default defineConfig({
                 LOAD_REQUESTS: process.env.LOAD_REQUESTS ?? "",
                 // A fixed test key for sealed integration tokens (never a production key).
                 INTEGRATIONS_KEY: "dGVzdC1pbnRlZ3JhdGlvbnMta2V5LTMyLWJ5dGVzISE=",
+                // Cases per property of test/fuzz (its default when empty).
+                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+                FUZZ_SEED: process.env.FUZZ_SEED ?? "",
               },
               // The test-only tier (rate-limit-tiers.ts "test-tiny"): a limit a test reaches in a
               // few requests. Every other key the tests make is on the "bulk" tier.

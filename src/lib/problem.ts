@@ -65,7 +65,8 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 
 export function fieldErrorsFromZod(error: ZodError, prefix: ReadonlyArray<PropertyKey> = []) {
   return error.issues.map((issue) => ({
-    path: formatPath([...prefix, ...issue.path]),
+    // A problem with the whole body (not an object, say) names it, as the body middleware does.
+    path: formatPath([...prefix, ...issue.path]) || "body",
     message: issue.message,
   }));
 }

@@ -1,15 +1,16 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, Int32, Int64, Int64Id } from "./common";
+import { DateTime, Int32, Int64, Int64Id, keyLength, NonBlank } from "./common";
 
 const Names = z.record(z.string().min(1).max(35), z.string().max(500)).openapi({
   description: "The attribute's name by language key (it, en, ...).",
   example: { it: "Vitigno", en: "Grape" },
+  ...keyLength(1, 35),
 });
 
 export const UpsertAttributeRequestSchema = z
   .object({
     attributeId: Int64.min(1).optional(),
-    code: z.string().trim().min(1).max(100).openapi({ example: "grape" }),
+    code: NonBlank(100).openapi({ example: "grape" }),
     names: Names.optional(),
     applicableToTypes: z.array(z.string().min(1).max(100)).max(100).optional(),
     displayOrder: Int32.optional(),

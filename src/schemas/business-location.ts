@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, DateTime, FreeObject, Int64 } from "./common";
+import { CalendarDate, DateTime, Int64, NullableFreeObject } from "./common";
 import { SlotSchema } from "./slots";
 
 const TextMap = z.record(z.string(), z.string()).nullable();
@@ -70,7 +70,7 @@ export const BusinessLocationSchema = z
       z.object({
         channelId: Int64,
         createdAt: DateTime,
-        data: FreeObject.nullable(),
+        data: NullableFreeObject,
         deletedAt: DateTime.nullable(),
         ecommerceUrl: text,
         id: z.guid(),
@@ -81,7 +81,7 @@ export const BusinessLocationSchema = z
     ),
     closingPeriods: z.array(z.object({ first: CalendarDate, id: z.guid(), last: CalendarDate })),
     files: z.array(
-      z.object({ contentData: FreeObject.nullable(), id: z.guid(), title: text, typeFile: text }),
+      z.object({ contentData: NullableFreeObject, id: z.guid(), title: text, typeFile: text }),
     ),
     integrations: z.array(
       z.object({
@@ -89,10 +89,10 @@ export const BusinessLocationSchema = z
           description: "Decrypted for the owning winery; stored sealed (AES-GCM) at rest.",
         }),
         disabled: z.boolean(),
-        integrationData: FreeObject.nullable(),
+        integrationData: NullableFreeObject,
         integrationId: z.guid(),
         integrationName: z.string(),
-        integrationOptions: FreeObject.nullable(),
+        integrationOptions: NullableFreeObject,
         roleId: z.guid().nullable(),
       }),
     ),
@@ -109,7 +109,7 @@ export const BusinessLocationSchema = z
       z.object({
         cover: z.boolean(),
         id: z.guid(),
-        imageData: FreeObject.nullable(),
+        imageData: NullableFreeObject,
         imageType: text,
         main: z.boolean(),
         publicId: text,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { Cents, DateTime, FreeObject, Int32, Uuid } from "./common";
+import { Cents, DateTime, FreeObject, Int32, NullableFreeObject, Uuid } from "./common";
 
 const text = (max = 500) => z.string().max(max).nullish();
 const uuid = () => Uuid.nullish();
@@ -7,7 +7,7 @@ const uuid = () => Uuid.nullish();
 export const CommerceSessionItemInputSchema = z
   .object({
     id: uuid().openapi({ description: "The item's id; a new uuid when absent." }),
-    attributes: FreeObject.nullish(),
+    attributes: NullableFreeObject.optional(),
     bookingCompId: text(),
     component: text(),
     editable: z.boolean().nullish(),
@@ -32,8 +32,8 @@ export const CommerceSessionInputSchema = z
     customName: text(),
     status: text(100),
     contacts: z.array(FreeObject).max(1000).nullish(),
-    discounts: FreeObject.nullish(),
-    metadata: FreeObject.nullish(),
+    discounts: NullableFreeObject.optional(),
+    metadata: NullableFreeObject.optional(),
     guests: Int32.min(0).nullish(),
     items: z.array(CommerceSessionItemInputSchema).max(1000).nullish().openapi({
       description: "Replaces every stored item; absent or null stores none.",

@@ -9,6 +9,12 @@ import { MAX_SAFE_CENTS } from "../lib/money";
 export const MIN_INSTANT_MS = Date.parse("0001-01-01T00:00:00.000Z");
 export const MAX_INSTANT_MS = Date.parse("9999-12-31T23:59:59.999Z");
 
+/*
+ * Primitives are documented with `format` (and `example`) alone, never `type`: a `type` in the
+ * metadata replaces what the generator derives, so `.nullable()`, `.min()` and `.max()` chained by a
+ * route would vanish from the document.
+ */
+
 /**
  * ISO 8601 instant with an offset (`Z` or `+02:00`), as decisions.md requires for date-time, whose
  * instant in UTC lies in the years 0001..9999 (`9999-12-31T23:59:59-14:00` is year 10000 in UTC).
@@ -19,24 +25,37 @@ export const DateTime = z.iso
     const ms = Date.parse(value);
     return ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
   }, "must lie in the years 0001..9999 in UTC")
-  .openapi({ type: "string", format: "date-time", example: "2026-05-01T10:00:00Z" });
+  .openapi({ format: "date-time", example: "2026-05-01T10:00:00Z" });
 
 /** Real calendar date YYYY-MM-DD (2026-02-30 is refused) in the years 0001..9999. */
 export const CalendarDate = z.iso
   .date()
   .refine((value) => !value.startsWith("0000"), "must lie in the years 0001..9999")
-  .openapi({ type: "string", format: "date", example: "2026-05-01" });
+  .openapi({ format: "date", example: "2026-05-01" });
 
-export const Int32 = z.int32();
+/**
+ * An int32. Spelled as bounds on z.int() rather than z.int32(), and documented with `format` alone
+ * (never `type`): the OpenAPI generator documents z.int32() as a plain `number`, and a `type` in the
+ * metadata replaces the bounds a route chains on (`Int32.min(1)`), so the document would accept
+ * fractions and values the route refuses.
+ */
+export const Int32 = z
+  .int()
+  .min(-(2 ** 31))
+  .max(2 ** 31 - 1)
+  .openapi({ format: "int32" });
 /** An int64 on the wire, held exactly: JavaScript numbers are exact up to 2^53-1. */
-export const Int64 = z.int().openapi({ type: "integer", format: "int64" });
+export const Int64 = z.int().openapi({ format: "int64" });
 
 /** Integer cents within ±(2^53-1), the range decisions.md allows any amount. */
-export const Cents = z
-  .int()
-  .min(-MAX_SAFE_CENTS)
-  .max(MAX_SAFE_CENTS)
-  .openapi({ type: "integer", format: "int64" });
+export const Cents = z.int().min(-MAX_SAFE_CENTS).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
+
+/**
+ * Text that must not be blank: trimmed, then at least one character. The pattern puts "not blank"
+ * in the document too (a minLength of 1 would admit " ", which the trim makes empty).
+ */
+export const NonBlank = (max: number) =>
+  z.string().trim().regex(/\S/, "must not be blank").max(max);
 
 /** A path or query id of an int64 row: digits only, within the safe-integer range. */
 export const Int64Id = z
@@ -67,6 +86,26 @@ export const FreeObject = z
   .custom<Record<string, unknown>>(isPlainObject, "must be a JSON object")
   .openapi({ type: "object", additionalProperties: true });
 
+/**
+ * FreeObject or null. Its own schema because the document generator cannot add `null` to a custom
+ * type: `FreeObject.nullable()` is documented as a plain object, refusing the null it accepts.
+ */
+export const NullableFreeObject = z
+  .custom<Record<string, unknown> | null>(
+    (value) => value === null || isPlainObject(value),
+    "must be a JSON object or null",
+  )
+  .openapi({ type: ["object", "null"], additionalProperties: true });
+
+/**
+ * The length bounds of a record's keys, for its `.openapi()`: the generator leaves a key schema's
+ * bounds out of the document (and its metadata type has no `propertyNames`), so a document reader
+ * would send keys the route refuses.
+ */
+export const keyLength = (minLength: number, maxLength: number): object => ({
+  propertyNames: { minLength, maxLength },
+});
+
 /** A half-open date-time range `[dateFrom, dateTo)`. */
 export const DateRange = z
   .object({ dateFrom: DateTime, dateTo: DateTime })
@@ -79,4 +118,4 @@ export const DateRange = z
  * A uuid: any 8-4-4-4-12 hex string. Deliberately not RFC-variant strict, so ids made by hand or by
  * other systems (`11111111-1111-1111-1111-111111111111`) are accepted as Postgres accepts them.
  */
-export const Uuid = z.guid().openapi({ type: "string", format: "uuid" });
+export const Uuid = z.guid().openapi({ format: "uuid" });

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, DateRange, FreeObject, Int64 } from "./common";
+import { CalendarDate, DateRange, FreeObject, Int64, NonBlank, NullableFreeObject } from "./common";
 
-const trimmed = (max: number) => z.string().trim().min(1).max(max);
+const trimmed = NonBlank;
 
 export const ContactInputSchema = z
   .object({
@@ -17,7 +17,7 @@ export const ContactInputSchema = z
       .trim()
       .max(320)
       .pipe(z.email())
-      .openapi({ example: "giulia.rossi@example.com" }),
+      .openapi({ format: "email", example: "giulia.rossi@example.com" }),
     firstName: trimmed(200).openapi({ example: "Giulia" }),
     lastName: trimmed(200).openapi({ example: "Rossi" }),
     phoneNumber: trimmed(50).openapi({ example: "+39 055 123 4567" }),
@@ -42,7 +42,7 @@ export const ContactSchema = ContactInputSchema.extend({
   acceptedProfiling: z.boolean(),
   manualMarketing: z.boolean(),
   unsubscribed: z.boolean(),
-  otherData: FreeObject.nullable(),
+  otherData: NullableFreeObject,
 }).openapi("Contact");
 
 export type Contact = z.infer<typeof ContactSchema>;

@@ -1,12 +1,21 @@
 import { z } from "@hono/zod-openapi";
-import { Cents, DateTime, FreeObject, Int32, SafeString, Uuid } from "./common";
+import {
+  Cents,
+  DateTime,
+  FreeObject,
+  Int32,
+  NonBlank,
+  NullableFreeObject,
+  SafeString,
+  Uuid,
+} from "./common";
 
 const text = (max = 200) => z.string().max(max).nullish();
 const NonNegativeCents = Cents.min(0);
 
 export const CouponCodeParamsSchema = z.object({
   code: SafeString.trim()
-    .min(1)
+    .regex(/\S/, "must not be blank")
     .max(100)
     .openapi({ param: { name: "code", in: "path" }, example: "SUMMER10" }),
 });
@@ -17,7 +26,7 @@ export const CouponRuleInputSchema = z
       description: "The sale entity type it admits (case-insensitive); null admits any type.",
     }),
     entityId: text(200).openapi({ description: "The entity id it admits; null admits any id." }),
-    rules: FreeObject.nullish().openapi({ description: "Free-form, stored as given." }),
+    rules: NullableFreeObject.optional().openapi({ description: "Free-form, stored as given." }),
   })
   .openapi("CouponRuleInput");
 
@@ -123,8 +132,10 @@ export const SaleEntityInputSchema = z
 
 export const CouponValidationRequestSchema = z
   .object({
-    code: z.string().trim().min(1).max(100),
-    couponRule: FreeObject.nullish().openapi({ description: "Ignored: the stored rules apply." }),
+    code: NonBlank(100),
+    couponRule: NullableFreeObject.optional().openapi({
+      description: "Ignored: the stored rules apply.",
+    }),
     email: z.string().max(320).nullish(),
     purchaseId: text(200),
     purchaseType: text(100),

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, Int32, Int64, MAX_INSTANT_MS, MIN_INSTANT_MS, Uuid } from "./common";
+import { DateTime, Int32, Int64, MAX_INSTANT_MS, MIN_INSTANT_MS, NonBlank, Uuid } from "./common";
 
 const TimestampFields = {
   date: Int32.openapi({ description: "Day of the month, 1..31." }),
@@ -49,8 +49,8 @@ export const UpdateCustomerClassCommandSchema = z
     classId: Int32.optional().openapi({
       description: "Read-only: numbered by the service per winery (1, 2, 3, ...); ignored.",
     }),
-    className: z.string().trim().min(1).max(200),
-    classType: z.string().trim().min(1).max(100),
+    className: NonBlank(200),
+    classType: NonBlank(100),
     caseDiscountRate: Rate.default(0),
     discountRate: Rate.default(0),
     isActive: z.boolean().default(true),

@@ -87,7 +87,7 @@ export const SlotRequestSchema = z
     languages: opt(list(z.string())),
     maxParties: opt(Int32.min(0)),
     minPartiesToEnable: opt(Int32.min(0)),
-    time: opt(LocalTimeSchema),
+    time: LocalTimeSchema.or(z.null()).optional(), // not .nullish(): see slot-actions.ts
     type: opt(z.string()),
     validityEnd: opt(CalendarDate),
     validityStart: opt(CalendarDate),

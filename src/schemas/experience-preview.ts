@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, FreeObject, Int32 } from "./common";
+import { CalendarDate, Int32, NullableFreeObject } from "./common";
 import { ExperienceIntegrationSchema } from "./experience-parts";
 import { LocalTimeOutSchema } from "./slots";
 
@@ -15,7 +15,7 @@ export const PlannedSlotSchema = z
     defaultLanguages: z.array(z.string()),
     active: z.boolean(),
     series: z.boolean().openapi({ description: "Part of a series (a range slotsRequest)." }),
-    extraData: FreeObject.nullable(),
+    extraData: NullableFreeObject,
   })
   .openapi("PlannedSlot");
 

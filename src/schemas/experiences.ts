@@ -15,7 +15,7 @@ import {
 } from "./experience-parts";
 
 const list = <T extends z.ZodType>(schema: T) => z.array(schema).max(1000);
-const Price = z.int().min(0).max(MAX_SAFE_CENTS).openapi({ type: "integer", format: "int64" });
+const Price = z.int().min(0).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
 
 /**
  * The stored fields of an experience: every top-level field of ExperienceAllParamsInput except

@@ -1,6 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import { multiplyCents, sumCents } from "../lib/money";
-import { CalendarDate, DateTime, FreeObject, Int32, Int64, Int64Id } from "./common";
+import {
+  CalendarDate,
+  DateTime,
+  FreeObject,
+  Int32,
+  Int64,
+  Int64Id,
+  NonBlank,
+  NullableFreeObject,
+} from "./common";
 
 const text = (max = 500) => z.string().max(max).nullish();
 const money64 = Int64.nullish();
@@ -10,13 +19,13 @@ export const ExternalOrderItemSchema = z
   .object({
     amountCents: money64,
     amountDiscountCents: money64,
-    attributesSnapshot: FreeObject.nullish(),
-    commercialDiscounts: FreeObject.nullish(),
-    discounts: FreeObject.nullish(),
+    attributesSnapshot: NullableFreeObject.optional(),
+    commercialDiscounts: NullableFreeObject.optional(),
+    discounts: NullableFreeObject.optional(),
     externalId: text(),
-    extraMetadata: FreeObject.nullish(),
+    extraMetadata: NullableFreeObject.optional(),
     name: text(),
-    pricingBreakdown: FreeObject.nullish(),
+    pricingBreakdown: NullableFreeObject.optional(),
     quantity: Int64.min(0).nullish(),
     sku: text(),
     type: text(),
@@ -28,8 +37,8 @@ export const ExternalOrderItemSchema = z
 export const TotalsSchema = z
   .object({
     discountCents: money32,
-    discounts: FreeObject.nullish(),
-    extraMetadata: FreeObject.nullish(),
+    discounts: NullableFreeObject.optional(),
+    extraMetadata: NullableFreeObject.optional(),
     shipmentCents: money32,
     subtotalCents: money32,
     taxCents: money32,
@@ -45,12 +54,9 @@ export const SourceExternalSchema = z
 
 export const ExternalOrderSchema = z
   .object({
-    id: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .openapi({ description: "The order's id in the source system; unique per channel." }),
+    id: NonBlank(200).openapi({
+      description: "The order's id in the source system; unique per channel.",
+    }),
     address: text(),
     addressName: text(),
     city: text(),
@@ -74,8 +80,8 @@ export const ExternalOrderSchema = z
     date: CalendarDate.nullish().openapi({
       description: "The order date; defaults to the import day (UTC).",
     }),
-    extraMetadata: FreeObject.nullish(),
-    userMetadata: FreeObject.nullish(),
+    extraMetadata: NullableFreeObject.optional(),
+    userMetadata: NullableFreeObject.optional(),
     items: z.array(ExternalOrderItemSchema).max(1000).nullish(),
     marketingManual: z.boolean().nullish(),
     notes: text(5000),
@@ -263,10 +269,10 @@ export const UpdateParamSchema = z
       description:
         "When set, enables the optimistic lock: the order's updatedAt (millisecond precision) must still equal it.",
     }),
-    extraMetadata: FreeObject.nullish().openapi({
+    extraMetadata: NullableFreeObject.optional().openapi({
       description: "When non-null, replaces the stored extra metadata entirely.",
     }),
-    userMetadata: FreeObject.nullish().openapi({
+    userMetadata: NullableFreeObject.optional().openapi({
       description:
         "When non-null, replaces the stored user metadata entirely (no deep merge). `secondaryContacts`, when present, is an array of { contactId, amountCents }: contactId an int64 (number or numeric string) of a contact of the winery, amountCents an integer >= 0, no contactId twice, their sum at most the order's amountCents.",
     }),

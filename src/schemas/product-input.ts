@@ -63,9 +63,14 @@ const FileInputSchema = FreeObject.superRefine((file, ctx) => {
   type: "object",
   additionalProperties: true,
   properties: {
-    id: { type: "integer", format: "int64" },
-    displayOrder: { type: "integer", format: "int32" },
-    flags: { type: "string", nullable: true },
+    id: { type: "integer", format: "int64", minimum: 1 },
+    displayOrder: {
+      type: "integer",
+      format: "int32",
+      minimum: -(2 ** 31),
+      maximum: 2 ** 31 - 1,
+    },
+    flags: { type: ["string", "null"], maxLength: 500 },
   },
 });
 

@@ -1,11 +1,21 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, Cents, DateTime, FreeObject, Int32, Int64, Int64Id, Uuid } from "./common";
+import {
+  CalendarDate,
+  Cents,
+  DateTime,
+  FreeObject,
+  Int32,
+  Int64,
+  Int64Id,
+  keyLength,
+  Uuid,
+} from "./common";
 
 const Text = z.string().max(10_000);
 const ShortText = z.string().max(500);
 const Translations = z
   .record(z.string().min(1).max(35), Text)
-  .openapi({ description: "Text by language key (it, en, de, ...)." });
+  .openapi({ description: "Text by language key (it, en, de, ...).", ...keyLength(1, 35) });
 const Rate = z.number().min(0).max(100);
 
 // ---- answers -------------------------------------------------------------------------------

@@ -31,7 +31,12 @@ const SortBy = z
     }
     return { field, direction: match[2]?.toLowerCase() === "asc" || !match[2] ? "asc" : "desc" };
   })
-  .openapi({ type: "string", example: "createdAt,desc" });
+  .openapi({
+    example: "createdAt,desc",
+    // What the transform accepts, so the document does not admit a sortBy that is refused.
+    pattern:
+      "^\\s*(createdAt|refDate|totalCents|progressiveNumber)\\s*(,\\s*([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])\\s*)?$",
+  });
 
 const text = () => z.string().max(500).nullish();
 
@@ -46,13 +51,13 @@ const List = z
       .filter((v) => v.length > 0),
   )
   .refine((values) => values.length <= 1000, "lists at most 1000 values")
-  .openapi({ type: "string", example: "A,B" })
+  .openapi({ example: "A,B" })
   .nullish();
 
 /** A calendar date (the whole UTC day) or a date-time instant. */
 const DateOrDateTime = z
   .union([CalendarDate, DateTime])
-  .openapi({ type: "string", example: "2026-05-01" })
+  .openapi({ example: "2026-05-01" })
   .nullish();
 
 const DAY_MS = 86_400_000;

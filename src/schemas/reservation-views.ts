@@ -6,7 +6,7 @@ import { LocalTimeOutSchema } from "./slots";
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 const LocalDateTimeOut = z
   .string()
-  .openapi({ type: "string", example: "2026-05-01T10:30:00.000", description: "Local, no zone." });
+  .openapi({ example: "2026-05-01T10:30:00.000", description: "Local, no zone." });
 
 export const ReservationContactSchema = z
   .object({

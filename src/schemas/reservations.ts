@@ -1,7 +1,7 @@
 /** The reservation wire schemas of E11, E14 and E16 (requests); answers are in reservation-views.ts. */
 import { z } from "@hono/zod-openapi";
 import { MAX_SAFE_CENTS } from "../lib/money";
-import { CalendarDate, FreeObject, Int32, Int64, SafeString, Uuid } from "./common";
+import { CalendarDate, Int32, Int64, NullableFreeObject, SafeString, Uuid } from "./common";
 import { ContactInputSchema } from "./contacts";
 import { LabelTranslationsSchema, TextMap } from "./experience-parts";
 import { LocalTimeSchema } from "./slots";
@@ -11,7 +11,7 @@ const list = <T extends z.ZodType>(schema: T) => z.array(schema).max(1000);
 const text = (max: number) => z.string().max(max);
 
 /** Non-negative integer cents (decisions.md: no negative total). */
-const TotalCents = z.int().min(0).max(MAX_SAFE_CENTS).openapi({ type: "integer", format: "int64" });
+const TotalCents = z.int().min(0).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
 
 const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?$/;
 
@@ -27,13 +27,17 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
  * The interface's "local date-time without zone" (`2026-05-01T10:30:00`, seconds and fraction
  * optional): the importer's wall clock, stored as given. A zone or offset is refused.
  */
+const LOCAL_DATE_TIME_MESSAGE =
+  "must be a local date-time YYYY-MM-DDTHH:MM[:SS[.fff]] without zone, in the years 0001..9999";
 export const LocalDateTime = z
   .string()
+  .regex(LOCAL_DATE_TIME, LOCAL_DATE_TIME_MESSAGE)
   .refine((value) => {
     const match = LOCAL_DATE_TIME.exec(value);
     return match !== null && isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]));
-  }, "must be a local date-time YYYY-MM-DDTHH:MM[:SS[.fff]] without zone, in the years 0001..9999")
-  .openapi({ type: "string", example: "2026-05-01T10:30:00" });
+  }, LOCAL_DATE_TIME_MESSAGE)
+  // OpenAPI has no format for a date-time without zone; the pattern and this name say it.
+  .openapi({ format: "local-date-time", example: "2026-05-01T10:30:00" });
 
 const priceItemFields = {
   created_at: opt(LocalDateTime),
@@ -92,8 +96,8 @@ export const ReservationInputSchema = z
     experiencePriceExtras: opt(list(ReservationPriceExtraSchema)),
     experiencePriceLabels: opt(list(ReservationPriceLabelSchema)),
     experienceTitleTranslations: opt(LabelTranslationsSchema),
-    optionalData: opt(FreeObject),
-    otherData: opt(FreeObject),
+    optionalData: NullableFreeObject.optional(),
+    otherData: NullableFreeObject.optional(),
     reservationContacts: list(ContactInputSchema).min(1),
   })
   .superRefine((input, ctx) => {
@@ -116,29 +120,29 @@ export const ReservationInputSchema = z
   .openapi("ReservationInput");
 export type ReservationInput = z.infer<typeof ReservationInputSchema>;
 
-/** E11's path: `NEW` or `null` (a new reservation), or the reservation's uuid. */
+/**
+ * E11's path: `NEW` or `null` (a new reservation), or the reservation's uuid. A pattern rather than
+ * a refinement, so the document states what is accepted.
+ */
+const NEW_OR_UUID =
+  /^(?:NEW|null|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 export const ReservationImportParamsSchema = z.object({
-  reservationID: SafeString.refine(
-    (value) => value === "NEW" || value === "null" || Uuid.safeParse(value).success,
-    "must be NEW, null or a uuid",
-  ).openapi({ param: { name: "reservationID", in: "path" }, example: "NEW" }),
+  reservationID: z
+    .string()
+    .regex(NEW_OR_UUID, "must be NEW, null or a uuid")
+    .openapi({ param: { name: "reservationID", in: "path" }, example: "NEW" }),
 });
 
 export const ReservationIdParamsSchema = z.object({
   reservationID: SafeString.pipe(Uuid).openapi({
     param: { name: "reservationID", in: "path" },
-    type: "string",
     format: "uuid",
   }),
 });
 
 export const RefundRequestSchema = z
   .object({
-    amountCents: z
-      .int()
-      .min(1)
-      .max(MAX_SAFE_CENTS)
-      .openapi({ type: "integer", format: "int64", example: 1500 }),
+    amountCents: z.int().min(1).max(MAX_SAFE_CENTS).openapi({ format: "int64", example: 1500 }),
   })
   .openapi("RefundRequest");
 export type RefundRequest = z.infer<typeof RefundRequestSchema>;

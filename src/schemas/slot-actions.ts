@@ -1,6 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, FreeObject, Int32, Uuid } from "./common";
+import { CalendarDate, Int32, NullableFreeObject, Uuid } from "./common";
 import { LocalTimeSchema, WEEK_DAYS } from "./slots";
+
+/**
+ * A LocalTime or null. Not `LocalTimeSchema.nullish()`: on a registered union that writes the null
+ * into the shared LocalTime component, and the document then claims null for every other use
+ * (E11's required `time`), which the route refuses.
+ */
+const nullableTime = LocalTimeSchema.or(z.null()).optional();
 
 const WeekDaysSchema = z
   .record(z.string(), z.boolean())
@@ -34,9 +41,9 @@ export const SlotActionRequestSchema = z
     startFromValid: CalendarDate.nullish(),
     endToValid: CalendarDate.nullish(),
     weekDays: WeekDaysSchema.nullish(),
-    time: LocalTimeSchema.nullish(),
+    time: nullableTime,
     newDay: CalendarDate.nullish(),
-    newTime: LocalTimeSchema.nullish(),
+    newTime: nullableTime,
     newMaxParties: Int32.min(0).nullish(),
     newMinParties: Int32.min(0).nullish(),
     newOccupantsCount: Int32.min(0).nullish().openapi({
@@ -53,7 +60,7 @@ export const SlotActionRequestSchema = z
     ignoreOccupiedSlot: z.boolean().nullish(),
     ignoreManualModification: z.boolean().nullish(),
     dryRun: z.boolean().nullish(),
-    extraData: FreeObject.nullish(),
+    extraData: NullableFreeObject.optional(),
     options: z.record(z.string(), z.boolean()).nullish().openapi({
       description: "Accepted and ignored: no options are defined.",
     }),

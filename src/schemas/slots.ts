@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, DateTime, FreeObject, Int32 } from "./common";
+import { CalendarDate, DateTime, Int32, NullableFreeObject } from "./common";
 
 const LocalTimeObject = z.object({
   hour: Int32.min(0).max(23),
@@ -75,7 +75,7 @@ export const SlotSchema = z
     }),
     occupiedCount: Int32.openapi({ description: "reservedCount + externalOccupants." }),
     availableSeats: Int32.openapi({ description: "max(0, maxParties - occupiedCount)." }),
-    extraData: FreeObject.nullable(),
+    extraData: NullableFreeObject,
     createdAt: DateTime,
     updatedAt: DateTime,
   })

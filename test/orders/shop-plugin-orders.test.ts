@@ -319,7 +319,7 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
 
   it("answers 400 for a string that is not JSON", async () => {
     const problem = await expectProblem(await post("{not json"), 400, "VALIDATION_ERROR");
-    expect(problem.errors).toEqual([{ path: "", message: expect.stringMatching(/not JSON/) }]);
+    expect(problem.errors).toEqual([{ path: "body", message: expect.stringMatching(/not JSON/) }]);
   });
 
   it.each([

@@ -108,6 +108,13 @@ describe("E4 POST /v2/receipts/query: filters", () => {
     ["startDate as a date", { startDate: "2026-01-03" }, [103, 104, 105]],
     ["endDate as a date (whole day)", { endDate: "2026-01-02" }, [101, 102]],
     ["endDate as a date-time (inclusive)", { endDate: "2026-01-03T00:00:00Z" }, [101, 102, 103]],
+    // Found by test/fuzz: the end of 9999-12-31 is the year 10000, once a 500 from Postgres.
+    ["endDate the last day there is", { endDate: "9999-12-31" }, [101, 102, 103, 104, 105]],
+    [
+      "endDate the last instant there is",
+      { endDate: "9999-12-31T23:59:59.999Z" },
+      [101, 102, 103, 104, 105],
+    ],
     [
       "startDate as a date-time with offset",
       { startDate: "2026-01-04T13:00:00+01:00" },

@@ -1,6 +1,7 @@
 import { and, eq, gte, ilike, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
 import { receipts } from "../../db/schema";
+import { MAX_INSTANT_MS } from "../../schemas/common";
 import {
   endInstantExclusive,
   type ReceiptPage,
@@ -71,7 +72,12 @@ export function receiptFilter(wineryId: string, q: ReceiptQuery): SQL {
     conditions.push(ilike(r.customerName, `%${escapeLike(q.customerName)}%`));
   }
   if (q.startDate != null) conditions.push(gte(r.refDate, new Date(startInstant(q.startDate))));
-  if (q.endDate != null) conditions.push(lt(r.refDate, new Date(endInstantExclusive(q.endDate))));
+  if (q.endDate != null) {
+    const end = endInstantExclusive(q.endDate);
+    // The end of 9999-12-31 is the year 10000, which bounds nothing (no stored instant lies past
+    // 9999) and which Postgres cannot read as JavaScript writes it ("+010000-01-01T..."): a 500.
+    if (end <= MAX_INSTANT_MS) conditions.push(lt(r.refDate, new Date(end)));
+  }
   if (q.minTotalCents != null) conditions.push(gte(r.totalCents, q.minTotalCents));
   if (q.maxTotalCents != null) conditions.push(lte(r.totalCents, q.maxTotalCents));
   return and(...conditions) as SQL;
