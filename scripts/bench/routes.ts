@@ -442,12 +442,13 @@ export const ROUTES: BenchRoute[] = [
     method: "POST",
     path: "/api/v2/shopplugin/orders",
     kind: "write",
+    // The plugin sends the order document JSON-encoded once more: a JSON string as the body.
     request: (f, seq) =>
       json(
         "POST",
         `/api/v2/shopplugin/orders?tagName=woocommerce&wineryId=${f.demo.wineryId}`,
         f.demo.apiKey,
-        wooOrder(1_000_000 + seq),
+        JSON.stringify(wooOrder(1_000_000 + seq)),
       ),
   },
   {

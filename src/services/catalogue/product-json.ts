@@ -171,9 +171,13 @@ function productsStatement(wineryId: string, filter: ProductFilter, shape: "arra
   const where = sql.join(conditions, sql` and `);
   return sql`
     -- Materialized: referenced once, Postgres would otherwise inline the count into every product.
+    -- Through the winery's categories: product_categories is indexed by category, not by winery.
     with category_counts as materialized (
-      select category_id, count(*)::int as n from product_categories
-      where winery_id = ${wineryId} group by category_id
+      select pc.category_id, count(*)::int as n
+      from categories c
+      join product_categories pc on pc.category_id = c.id and pc.winery_id = c.winery_id
+      where c.winery_id = ${wineryId}
+      group by pc.category_id
     ),
     -- The selected products' ids, filtered once for the child aggregates.
     selected as materialized (
