@@ -5,10 +5,9 @@
  * they exit.
  */
 import { parseArgs } from "node:util";
-import { log } from "./bench/common";
-import { runBench } from "./bench/run";
-import { runSoakBench, type SoakTarget } from "./bench/soak-run";
-import { lastStack, stopAllStacks } from "./bench/stack";
+
+// The bench's modules (the app's schema, seed data, wrangler's helpers ...) are loaded once the
+// command line is checked, so --help and mistakes answer at once.
 
 const USAGE = `Usage: npm run bench [-- options]
 
@@ -90,6 +89,9 @@ let stopping = false;
 async function shutdown(code: number, reason?: string): Promise<never> {
   if (!stopping) {
     stopping = true;
+    const { log } = await import("./bench/common");
+    const { lastStack, stopAllStacks } = await import("./bench/stack");
+    const { stopAllEnvironments } = await import("./bench/environment");
     if (reason) console.error(`[bench] ${reason}`);
     const stack = lastStack();
     if (code === 1 && stack) {
@@ -98,8 +100,8 @@ async function shutdown(code: number, reason?: string): Promise<never> {
       console.error("[bench] the stack's last lines:");
       for (const line of stack.tail().slice(-20)) console.error(`  ${line}`);
     }
-    log("stopping the stack");
-    await stopAllStacks();
+    log("stopping what the bench started");
+    await Promise.all([stopAllStacks(), stopAllEnvironments()]);
   }
   process.exit(code);
 }
@@ -124,10 +126,11 @@ process.on("SIGINT", () => void shutdown(130, "interrupted"));
 process.on("SIGTERM", () => void shutdown(143, "terminated"));
 
 const run = args.soak
-  ? () => {
+  ? async () => {
+      const { runSoakBench } = await import("./bench/soak-run");
       const connections = Math.floor(number("connections", args.connections, 5, 1));
       return runSoakBench({
-        target: target as SoakTarget,
+        target: target as "workerd" | "dev",
         seconds: number("seconds", args.seconds, 120, 1),
         baselineSeconds: number("baseline", args.baseline, 10, 1),
         sampleSeconds: number("sample", args.sample, 10, 1),
@@ -139,9 +142,9 @@ const run = args.soak
         resultsDir: args.results ?? "bench/results",
       });
     }
-  : () => {
+  : async () => {
       const quick = args.quick ?? false;
-      return runBench({
+      const options = {
         quick,
         connections: Math.floor(number("connections", args.connections, 10, 1)),
         seconds: number("seconds", args.seconds, quick ? 2 : 8, 0.5),
@@ -154,7 +157,9 @@ const run = args.soak
         steadySeconds: quick ? 20 : 120,
         only: args.only ? args.only.split(",").map((v) => v.trim()) : [],
         resultsDir: args.results ?? "bench/results",
-      });
+      };
+      const { runBench } = await import("./bench/run");
+      return runBench(options);
     };
 
 run().then(

@@ -59,13 +59,23 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** Stops of environments that are starting or running, for a signal handler. */
+const running = new Set<() => Promise<void>>();
+
+/** Stops every environment this process started (Ctrl-C: the scratch database is dropped too). */
+export async function stopAllEnvironments(): Promise<void> {
+  await Promise.all([...running].map((stop) => stop()));
+}
+
 /** Starts everything; on failure stops what was started. */
 export async function startEnvironment(log: Log): Promise<Environment> {
   const cleanups: (() => Promise<void>)[] = [];
   const stop = async () => {
+    running.delete(stop);
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
     cleanups.length = 0;
   };
+  running.add(stop);
   try {
     const db = await openBenchDatabase(log);
     cleanups.push(() => db.close());
