@@ -23,7 +23,11 @@ export interface LoadResult {
   rps: number;
   p50Ms: number;
   p99Ms: number;
-  /** The Worker process's CPU per answered request, in ms. */
+  /**
+   * The Worker process's CPU per answered request, in ms, less what workerd uses when idle over
+   * the same window (see idleCpuRate): a slow route would otherwise be charged the idle CPU of
+   * its long window.
+   */
   cpuMsPerRequest: number;
   statusCodes: Record<string, number>;
 }
@@ -33,6 +37,8 @@ export interface LoadOptions {
   connections: number;
   seconds: number;
   workerPid: number;
+  /** CPU seconds per second that the idle workerd process uses (idleCpuRate), 0 if unknown. */
+  idleCpuRate?: number;
   /** Request number `seq` (unique within the bench run), for writes that need unique bodies. */
   request(seq: number): LoadRequest;
 }
@@ -59,13 +65,17 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
       },
     ],
   });
-  const cpuSeconds = cpuSecondsOf(o.workerPid) - cpuBefore;
+  const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
+  const cpuSeconds = Math.max(
+    0,
+    cpuSecondsOf(o.workerPid) - cpuBefore - (o.idleCpuRate ?? 0) * elapsed,
+  );
   const statusCodes = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, Number(s.count)]),
   );
   const ok = result["2xx"];
   const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
-  const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
+  const seconds = elapsed;
   return {
     requests,
     ok,
@@ -83,4 +93,11 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
 export function round(value: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
+}
+
+/** CPU seconds per second the process uses while no request arrives, over `seconds`. */
+export async function idleCpuRate(pid: number, seconds: number): Promise<number> {
+  const before = cpuSecondsOf(pid);
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  return (cpuSecondsOf(pid) - before) / seconds;
 }

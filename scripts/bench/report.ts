@@ -37,6 +37,8 @@ export interface BenchRecord {
   database: string;
   settings: { connections: number; seconds: number; warmupSeconds: number; scaleSeconds: number };
   health: { rps: number; cpuMsPerRequest: number; runs: number[] };
+  /** CPU the idle workerd used, taken off every route's CPU per request. */
+  idleWorkerdCpuMsPerSecond?: number;
   routes: RouteRow[];
   notMeasured: string[];
   scaling: {
@@ -131,7 +133,7 @@ ${r.database}; the bundled Worker alone in workerd; git ${r.git?.head ?? "?"}${r
 
 ## Per route
 
-${r.settings.connections} connections, ${r.settings.seconds} s per route after ${r.settings.warmupSeconds} s of warm-up. Health: ${fmt(r.health.rps)} req/s (median of ${r.health.runs.length} runs between the routes: ${r.health.runs.join(", ")}), ${r.health.cpuMsPerRequest} ms of Worker CPU per request. Targets: reads >= 0.5 of health, writes >= 0.3, and at most 1 ms of CPU per request above health. Round trips: database round trips of one request (SQL-over-HTTP requests + WebSocket sessions).
+${r.settings.connections} connections, ${r.settings.seconds} s per route after ${r.settings.warmupSeconds} s of warm-up. Health: ${fmt(r.health.rps)} req/s (median of ${r.health.runs.length} runs between the routes: ${r.health.runs.join(", ")}), ${r.health.cpuMsPerRequest} ms of Worker CPU per request. Worker CPU: utime + stime of the workerd process over each route's window${r.idleWorkerdCpuMsPerSecond !== undefined ? `, less the ${r.idleWorkerdCpuMsPerSecond} ms per second it uses when idle,` : ""} divided by the requests. Targets: reads >= 0.5 of health, writes >= 0.3, and at most 1 ms of CPU per request above health. Round trips: database round trips of one request (SQL-over-HTTP requests + WebSocket sessions).
 
 ${mdTable(
   [

@@ -17,7 +17,7 @@ import { cpus, loadavg } from "node:os";
 import { drizzle } from "drizzle-orm/node-postgres";
 import * as schema from "../../src/db/schema";
 import { seedDemo } from "../commands/lib/seed-data";
-import { type LoadResult, load, nextSeq, round } from "./cannon";
+import { idleCpuRate, type LoadResult, load, nextSeq, round } from "./cannon";
 import { gitState, log, seconds } from "./common";
 import { type Environment, startEnvironment } from "./environment";
 import { type ExportRun, runExport } from "./export";
@@ -196,22 +196,15 @@ export async function runBench(o: BenchOptions): Promise<boolean> {
 
     // 3. Per route at a fixed concurrency, health between every few routes.
     t = performance.now();
+    const idleRate = await idleCpuRate(pid, 5);
+    log(
+      `idle workerd uses ${round(idleRate * 1000, 1)} ms of CPU per second (taken off each route's CPU)`,
+    );
     const run = async (route: BenchRoute, connections = o.connections, secs = o.seconds) => {
+      const common = { origin: env.origin, connections, workerPid: pid, idleCpuRate: idleRate };
       if (o.warmupSeconds > 0)
-        await load({
-          origin: env.origin,
-          connections,
-          seconds: o.warmupSeconds,
-          workerPid: pid,
-          request: (s) => route.request(f, s),
-        });
-      return load({
-        origin: env.origin,
-        connections,
-        seconds: secs,
-        workerPid: pid,
-        request: (s) => route.request(f, s),
-      });
+        await load({ ...common, seconds: o.warmupSeconds, request: (s) => route.request(f, s) });
+      return load({ ...common, seconds: secs, request: (s) => route.request(f, s) });
     };
     const health = active.find((r) => r.kind === "baseline");
     if (!health) throw new Error("no health route");
@@ -426,6 +419,7 @@ export async function runBench(o: BenchOptions): Promise<boolean> {
       database: env.db.description,
       settings: o,
       health: { rps: healthRps, cpuMsPerRequest: healthCpu, runs: healthRuns.map((h) => h.rps) },
+      idleWorkerdCpuMsPerSecond: round(idleRate * 1000, 2),
       routes: rows,
       notMeasured,
       scaling,
