@@ -29,8 +29,16 @@ export default defineConfig({
                 NEON_HTTP_ENDPOINT: inject("neonHttpEndpoint"),
                 NEON_WS_PROXY: inject("neonWsProxy"),
                 TEST_STATS_URL: inject("statsUrl"),
+                TEST_FAULTS_URL: inject("faultsUrl"),
+                // The size of test/load's mixed workload (LOAD_REQUESTS=5000 for a larger run).
+                LOAD_REQUESTS: process.env.LOAD_REQUESTS ?? "",
                 // A fixed test key for sealed integration tokens (never a production key).
                 INTEGRATIONS_KEY: "dGVzdC1pbnRlZ3JhdGlvbnMta2V5LTMyLWJ5dGVzISE=",
+              },
+              // The test-only tier (rate-limit-tiers.ts "test-tiny"): a limit a test reaches in a
+              // few requests. Every other key the tests make is on the "bulk" tier.
+              ratelimits: {
+                RATE_LIMIT_TEST_TINY: { namespace_id: "1999", simple: { limit: 3, period: 10 } },
               },
             },
           })),

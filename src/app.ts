@@ -10,12 +10,18 @@ import {
   MalformedJsonError,
   NotFoundError,
 } from "./lib/errors";
+import {
+  RATE_LIMIT_HEADER_COMPONENTS,
+  RATE_LIMITS_DESCRIPTION,
+  withRateLimitHeaders,
+} from "./lib/openapi";
 import { describeError, toProblem } from "./lib/problem";
 import { createRouter } from "./lib/router";
 import { requireApiKey } from "./middleware/authenticate";
 import { database } from "./middleware/database";
 import { jsonBody } from "./middleware/json-body";
 import { normalizeErrors } from "./middleware/normalize-errors";
+import { rateLimitByKey } from "./middleware/rate-limit";
 import { docsRoutes } from "./routes/system/docs.routes";
 import { healthRoutes } from "./routes/system/health.routes";
 import { problemsRoutes } from "./routes/system/problems.routes";
@@ -80,7 +86,9 @@ export function createApp() {
     ["/v3", v3],
     ["/v4", v4],
   ] as const) {
-    app.use(`${prefix}/*`, requireApiKey, ...jsonBody);
+    // Rate limited by key, so after authentication (a 401 counts against nothing) and before the
+    // body is read (a request over the limit costs no parsing).
+    app.use(`${prefix}/*`, requireApiKey, rateLimitByKey, ...jsonBody);
     app.route(prefix, router);
   }
 
@@ -94,17 +102,26 @@ export function createApp() {
     description:
       "The winery's API key (`npm run apikey -- create --winery <uuid> --name <label>`).",
   });
-  app.doc31("/openapi.json", (c) => ({
-    openapi: "3.1.0",
-    info: {
-      title: "Winery commerce and CRM API",
-      version: "1.0.0",
-      description:
-        "Back-office API for wineries: orders, commerce sessions, receipts, coupons, catalogue, experiences, reservations and contacts. Errors are RFC 9457 problem+json; every response carries X-Request-Id.",
-    },
-    servers: [{ url: new URL(c.req.url).origin }],
-    security: [{ APIKey: [] }],
-  }));
+  for (const [name, header] of Object.entries(RATE_LIMIT_HEADER_COMPONENTS)) {
+    app.openAPIRegistry.registerComponent("headers", name, header);
+  }
+  // doc31's document plus the rate-limit headers on every versioned response.
+  app.get("/openapi.json", (c) =>
+    c.json(
+      withRateLimitHeaders(
+        app.getOpenAPI31Document({
+          openapi: "3.1.0",
+          info: {
+            title: "Winery commerce and CRM API",
+            version: "1.0.0",
+            description: `Back-office API for wineries: orders, commerce sessions, receipts, coupons, catalogue, experiences, reservations and contacts. Errors are RFC 9457 problem+json; every response carries X-Request-Id.\n\n${RATE_LIMITS_DESCRIPTION}`,
+          },
+          servers: [{ url: new URL(c.req.url).origin }],
+          security: [{ APIKey: [] }],
+        }),
+      ),
+    ),
+  );
   app.route("/", docsRoutes);
 
   app.notFound((c) =>

@@ -14,6 +14,7 @@ declare module "vitest" {
     neonHttpEndpoint: string;
     neonWsProxy: string;
     statsUrl: string;
+    faultsUrl: string;
   }
 }
 
@@ -43,12 +44,13 @@ export default async function setup(project: TestProject) {
     ? await createScratchDatabase(serverUrl)
     : await startEmbeddedPostgres(); // a throwaway cluster in a temp dir, removed on close
   await applyMigrations(database.connectionString, MIGRATIONS_DIR);
-  const neonLocal = await startNeonLocal({});
+  const neonLocal = await startNeonLocal({ faultInjection: true });
 
   project.provide("databaseUrl", database.connectionString);
   project.provide("neonHttpEndpoint", neonLocal.httpEndpoint);
   project.provide("neonWsProxy", neonLocal.wsProxy);
   project.provide("statsUrl", neonLocal.statsUrl);
+  project.provide("faultsUrl", neonLocal.faultsUrl ?? "");
   console.log(
     `tests on ${serverUrl ? "TEST_DATABASE_URL (scratch database)" : "the embedded PostgreSQL (throwaway cluster)"}`,
   );

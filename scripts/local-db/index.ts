@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
+import { createFaults } from "./faults";
 import { startNeonHttpServer } from "./neon-http-server";
 import { createStats } from "./stats";
 import { startWsRelay } from "./ws-relay";
@@ -22,6 +23,7 @@ export {
   startEmbeddedPostgres,
 } from "./embedded-postgres";
 export { LocalDbError } from "./errors";
+export type { FaultSettings } from "./faults";
 export { assertPortFree, freePort, portInUse } from "./ports";
 export type { Stats } from "./stats";
 
@@ -39,6 +41,11 @@ export interface NeonLocal {
   wsProxy: string;
   /** GET for { httpRequests, wsSessions }; POST `${statsUrl}/reset` zeroes them. */
   statsUrl: string;
+  /**
+   * GET for the faults in force; POST `{ mode, afterQueries?, latencyMs? }` sets them (mode
+   * "none" resets). Tests only: see faults.ts.
+   */
+  faultsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -48,10 +55,13 @@ export async function startNeonLocal(opts: {
   wsPort?: number;
   host?: string;
   log?: Log;
+  /** Serve `faultsUrl` (tests only; the dev stack never exposes it). */
+  faultInjection?: boolean;
 }): Promise<NeonLocal> {
   const host = opts.host ?? "127.0.0.1";
   const stats = createStats();
-  const common = { host, stats, ...(opts.log && { log: opts.log }) };
+  const faults = opts.faultInjection ? createFaults() : undefined;
+  const common = { host, stats, ...(faults && { faults }), ...(opts.log && { log: opts.log }) };
   const http = await startNeonHttpServer({ ...common, port: opts.httpPort ?? 0 });
   let relay: Awaited<ReturnType<typeof startWsRelay>>;
   try {
@@ -65,6 +75,7 @@ export async function startNeonLocal(opts: {
     httpEndpoint: `${base}/sql`,
     wsProxy: `${hostForUrl(host)}:${relay.port}`,
     statsUrl: `${base}/__stats`,
+    faultsUrl: faults && `${base}/__faults`,
     async close() {
       await Promise.all([http.close(), relay.close()]);
     },

@@ -2,13 +2,17 @@
 // node-postgres, so the driver behaves locally as it does against Neon. Protocol facts:
 // /work/shared/notes/neon-local.md and the driver's execute()/processQueryResult in index.mjs.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { type Faults, onQueries, refusesConnections, setFaults } from "./faults";
 import type { Stats } from "./stats";
 
 export interface NeonHttpServerOptions {
   port?: number;
   host?: string;
   stats: Stats;
+  /** Faults set by tests through POST /__faults (see faults.ts); without it, none can be set. */
+  faults?: Faults;
   /**
    * How long to wait for a connection, including the wait for a free pooled one under load, before
    * answering 08006. A stopped database fails at once (ECONNREFUSED); this bounds a silent one.
@@ -50,6 +54,9 @@ const ERROR_FIELDS = [
 type ErrorBody = { message: string } & Record<(typeof ERROR_FIELDS)[number], string | null>;
 
 class BadRequest extends Error {}
+
+/** The request reached the endpoint, but its connection is to be cut before any answer. */
+const CUT = Symbol("cut");
 
 const ISOLATION_LEVELS: Record<string, string> = {
   Serializable: "SERIALIZABLE",
@@ -207,9 +214,17 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     }
   }
 
-  async function handleSql(req: IncomingMessage): Promise<[number, unknown]> {
+  const isKeyLookup = (text: string) => /^\s*select\b[\s\S]*\bfrom "api_keys"/i.test(text);
+
+  async function handleSql(req: IncomingMessage): Promise<[number, unknown] | typeof CUT> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    // The whole request has arrived: a dropped connection loses it before it reaches Postgres.
+    if (opts.faults) {
+      const action = onQueries(opts.faults, 1);
+      if (action === "cut") return CUT;
+      if (action === "delay") await sleep(opts.faults.latencyMs);
+    }
     let body: unknown;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString("utf8")); // arrives as text/plain
@@ -227,7 +242,27 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       return [200, await withClient(pool, (c) => batch(c, inputs, req.headers))];
     }
     const input = toQueryInput(body);
+    if (isKeyLookup(input.query)) {
+      stats.httpRequests--; // counted on arrival; see Stats.keyLookups
+      stats.keyLookups++;
+    }
     return [200, await withClient(pool, (c) => run(c, input))];
+  }
+
+  async function applyFaults(req: IncomingMessage): Promise<[number, unknown]> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+    } catch {
+      return [400, { message: "request body is not valid JSON" }];
+    }
+    const faults = opts.faults as Faults;
+    const problem = setFaults(faults, body);
+    if (problem) return [400, { message: problem }];
+    log(`neon-local: faults ${JSON.stringify(faults)}`);
+    return [200, { ...faults }];
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -239,11 +274,27 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     } else if (req.method === "POST" && path === "/__stats/reset") {
       stats.httpRequests = 0;
       stats.wsSessions = 0;
+      stats.keyLookups = 0;
       [status, payload] = [200, { ...stats }];
+    } else if (
+      path === "/__faults" &&
+      opts.faults &&
+      (req.method === "GET" || req.method === "POST")
+    ) {
+      [status, payload] = req.method === "GET" ? [200, { ...opts.faults }] : await applyFaults(req);
     } else if (req.method === "POST") {
       stats.httpRequests++;
+      if (opts.faults && refusesConnections(opts.faults)) {
+        req.socket.destroy(); // like a database that cannot be reached: no answer at all
+        return;
+      }
       try {
-        [status, payload] = await handleSql(req);
+        const answer = await handleSql(req);
+        if (answer === CUT) {
+          req.socket.destroy();
+          return;
+        }
+        [status, payload] = answer;
       } catch (err) {
         status = 400;
         payload = err instanceof BadRequest ? { message: err.message } : errorBody(err);

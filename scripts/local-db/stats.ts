@@ -4,8 +4,14 @@ export interface Stats {
   httpRequests: number;
   /** WebSocket connections accepted by the relay (one per driver Client/Pool connection). */
   wsSessions: number;
+  /**
+   * API key lookups (SQL-over-HTTP selects from api_keys), counted apart from httpRequests: the
+   * Worker caches a verified key for 5 s per isolate, so whether a request pays the lookup depends
+   * on the clock, not on the route. Round-trip budgets are per route, after authentication.
+   */
+  keyLookups: number;
 }
 
 export function createStats(): Stats {
-  return { httpRequests: 0, wsSessions: 0 };
+  return { httpRequests: 0, wsSessions: 0, keyLookups: 0 };
 }

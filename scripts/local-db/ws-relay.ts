@@ -4,7 +4,9 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { createRequire } from "node:module";
 import { connect, isIPv4, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { RawData, WebSocket, WebSocketServer as WebSocketServerClass } from "ws";
+import { type Faults, onQueries, refusesConnections } from "./faults";
 import {
   CANCEL_REQUEST_CODE,
   GSSENC_REQUEST_CODE,
@@ -24,6 +26,8 @@ export interface WsRelayOptions {
   port?: number;
   host?: string;
   stats: Stats;
+  /** Faults set by tests through the HTTP endpoint's POST /__faults (see faults.ts). */
+  faults?: Faults;
   /** Concurrent sessions to one database; further ones wait for a free slot (default 64). */
   maxSessionsPerTarget?: number;
   log?: (msg: string) => void;
@@ -59,18 +63,22 @@ function toBuffer(data: RawData): Buffer {
  * close its WebSocket after pool.end() (it sends Terminate and leaves the socket open), so the relay
  * must end the session itself. Following the framing avoids mistaking 'X\0\0\0\x04' inside a
  * parameter for a Terminate. After an accepted SSLRequest the stream is TLS: stop following.
+ * It also counts the queries the chunk completes (a simple Query, or the Sync that ends an extended
+ * query), which is what fault injection counts and cuts at.
  */
 class TerminateWatcher {
   private reader = new MessageReader({ untyped: true });
   private state: "startup" | "awaitSslAnswer" | "typed" | "opaque" = "startup";
 
-  /** Feeds client bytes; true once a Terminate message has been seen. */
-  fromClient(chunk: Buffer): boolean {
-    if (this.state === "opaque" || this.state === "awaitSslAnswer") return false;
+  /** Feeds client bytes: whether a Terminate message has been seen, and the queries completed. */
+  fromClient(chunk: Buffer): { terminate: boolean; queries: number } {
+    const seen = { terminate: false, queries: 0 };
+    if (this.state === "opaque" || this.state === "awaitSslAnswer") return seen;
     this.reader.push(chunk);
     try {
       for (let m = this.reader.next(); m; m = this.reader.next()) {
-        if (m.type === "X") return true;
+        if (m.type === "X") return { ...seen, terminate: true };
+        if (m.type === "Q" || m.type === "S") seen.queries++;
         if (m.type !== null) continue;
         const code = m.bytes.length >= 8 ? m.bytes.readInt32BE(4) : 0;
         if (code === SSL_REQUEST_CODE || code === GSSENC_REQUEST_CODE)
@@ -78,12 +86,12 @@ class TerminateWatcher {
         else if (code === PROTOCOL_3_0) this.state = "typed";
         else if (code !== CANCEL_REQUEST_CODE) this.state = "opaque";
         this.reader.untyped = this.state !== "typed";
-        if (this.state !== "startup" && this.state !== "typed") return false;
+        if (this.state !== "startup" && this.state !== "typed") return seen;
       }
     } catch {
       this.state = "opaque"; // not a Postgres stream we understand: just relay it
     }
-    return false;
+    return seen;
   }
 
   /** Feeds server bytes: only the one-byte answer to an SSLRequest matters. */
@@ -127,21 +135,56 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
     const watcher = new TerminateWatcher();
     const early: Buffer[] = []; // client bytes that arrive while the session waits for a slot
     let tcp: Socket | undefined;
-    let terminated = false;
+    let terminated = false; // a Terminate was seen (or the session cut): ignore what follows
+    let ended = false; // the Terminate has been passed on
     let clientGone = false;
+    // Chunks held back by injected latency, in order; undefined when nothing waits (the default).
+    let delayed: Promise<void> | undefined;
+
+    const write = (chunk: Buffer) => {
+      if (tcp)
+        tcp.write(chunk); // buffered by Node until the TCP connection is up
+      else early.push(chunk);
+    };
+    const end = () => {
+      ended = true;
+      tcp?.end(); // flushes the Terminate first, then FIN
+      ws.close(1000);
+    };
 
     ws.on("message", (data) => {
       if (terminated) return;
       const chunk = toBuffer(data);
-      if (tcp)
-        tcp.write(chunk); // buffered by Node until the TCP connection is up
-      else early.push(chunk);
-      if (watcher.fromClient(chunk)) {
+      const seen = watcher.fromClient(chunk);
+      const action = opts.faults ? onQueries(opts.faults, seen.queries) : "pass";
+      if (action === "cut") {
+        // The query reached the relay, never the database; the session dies as on a lost network.
+        terminated = true;
+        log(`ws-relay: fault: cutting the session to ${key} mid-query`);
+        ws.terminate();
+        tcp?.destroy();
+        return;
+      }
+      if (seen.terminate) {
         terminated = true;
         log(`ws-relay: Terminate from client, closing session to ${key}`);
-        tcp?.end(); // flushes the Terminate first, then FIN
-        ws.close(1000);
       }
+      if (action === "pass" && !delayed) {
+        write(chunk);
+        if (seen.terminate) end();
+        return;
+      }
+      const wait = action === "delay" ? (opts.faults?.latencyMs ?? 0) : 0;
+      const next = (delayed ?? Promise.resolve()).then(async () => {
+        if (wait > 0) await sleep(wait);
+        if (clientGone) return; // its 'close' has ended the TCP side already
+        write(chunk);
+        if (seen.terminate) end();
+      });
+      delayed = next;
+      void next.then(() => {
+        if (delayed === next) delayed = undefined;
+      });
     });
     // Either side going away ends the other, so no server session is left behind.
     ws.on("close", () => {
@@ -162,7 +205,7 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
       tcp = socket;
       socket.setNoDelay(true);
       for (const chunk of early.splice(0)) socket.write(chunk);
-      if (terminated) socket.end();
+      if (ended) socket.end();
       socket.on("data", (chunk: Buffer) => {
         watcher.fromServer(chunk);
         if (ws.readyState === ws.OPEN) ws.send(chunk);
@@ -188,6 +231,10 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
   });
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
+    if (opts.faults && refusesConnections(opts.faults)) {
+      socket.destroy(); // like a database that cannot be reached: no answer at all
+      return;
+    }
     const target = parseTarget(req.url);
     if (!target) {
       log(`ws-relay: refused ${req.url ?? ""} (only loopback address=host:port targets)`);

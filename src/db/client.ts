@@ -23,6 +23,14 @@ export interface Database {
   transaction<T>(work: (tx: TxDb) => Promise<T>): Promise<T>;
 }
 
+/**
+ * How long a transaction's WebSocket session may take to open (connection and start-up) before the
+ * request gives up with 503 SERVICE_UNAVAILABLE: a database that is down but silent costs a caller
+ * at most this, not the platform's own limits. A refused or cut connection fails at once anyway.
+ * Neon's compute wakes from suspension well within it.
+ */
+export const CONNECT_TIMEOUT_MS = 2_000;
+
 let configuredFor: string | undefined;
 
 /**
@@ -56,8 +64,22 @@ export function createDatabase(
       // One client (one WebSocket session) for one transaction. Its 'error' listener is attached
       // before connecting: a failed or lost connection is also emitted as an event (workerd fires
       // "Network connection lost" after close), and an unheard one would be an uncaught exception.
-      const client = new Client({ connectionString: config.DATABASE_URL });
+      // (Locally workerd also logs "uncaught exception; source = Uncaught (in promise) ... Network
+      // connection lost" once per failed connection, for a plain fetch or WebSocket whose failure
+      // is handled too: its own log line, not a rejection escaping here. Vitest fails a run on any
+      // unhandled rejection, and the fault tests in test/faults/ raise none.)
+      const client = new Client({
+        connectionString: config.DATABASE_URL,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      });
       client.on("error", () => {});
+      // The driver's end() waits for the connection's 'end' event, which a connection lost
+      // mid-transaction has already emitted: awaited through waitUntil, it would never settle and
+      // workerd would cancel the request as hung. A session that already ended is not ended again.
+      let ended = false;
+      client.on("end", () => {
+        ended = true;
+      });
       await client.connect();
       try {
         const db = drizzleWs({ client, schema, casing: "snake_case" });
@@ -65,7 +87,7 @@ export function createDatabase(
       } finally {
         // Only a connected client is ended: ending one whose socket never opened throws from
         // inside the driver instead of rejecting.
-        waitUntil(client.end().catch(() => {}));
+        if (!ended) waitUntil(client.end().catch(() => {}));
       }
     },
   };

@@ -28,6 +28,8 @@ const UNAVAILABLE_MESSAGES = [
   /^Error connecting to database/i, // neon-http: fetch to the SQL endpoint failed
   /^Server error \(HTTP status 5\d\d\)/i, // neon-http: the endpoint itself is down
   /Connection terminated/i,
+  // pg, on a query (e.g. drizzle's ROLLBACK) after the session's connection broke mid-transaction
+  /is not queryable/i,
   /Network connection lost/i,
   /WebSocket/i,
   /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH/,

@@ -17,6 +17,7 @@ export type ErrorCode =
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
   | "NOT_REFUNDABLE"
+  | "RATE_LIMITED"
   | "SERVICE_UNAVAILABLE"
   | "INTERNAL_ERROR";
 
@@ -34,6 +35,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   NOT_REFUNDABLE: 400,
+  RATE_LIMITED: 429,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
 };
@@ -52,6 +54,7 @@ export const ERROR_TITLE: Record<ErrorCode, string> = {
   PAYLOAD_TOO_LARGE: "Payload too large",
   UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
   NOT_REFUNDABLE: "Not refundable",
+  RATE_LIMITED: "Rate limited",
   SERVICE_UNAVAILABLE: "Service unavailable",
   INTERNAL_ERROR: "Internal error",
 };
@@ -81,6 +84,8 @@ export const ERROR_DESCRIPTION: Record<ErrorCode, string> = {
   UNSUPPORTED_MEDIA_TYPE: "The body was sent without a JSON content type (application/json).",
   NOT_REFUNDABLE:
     "The refund cannot be made: no in-house payment, nothing left to refund, or an amount over the refundable rest.",
+  RATE_LIMITED:
+    "The API key's request rate is over the limit of its tier (RateLimit-Policy); nothing was done. Retry after `Retry-After` seconds.",
   SERVICE_UNAVAILABLE:
     "The database cannot be reached; nothing was half-written. Retry after `Retry-After` seconds.",
   INTERNAL_ERROR:
@@ -176,6 +181,14 @@ export function describeFieldErrors(errors: FieldError[]): string {
   if (!first) return "The request is invalid.";
   const head = `${first.path || "body"}: ${first.message}`;
   return errors.length > 1 ? `${head} (and ${errors.length - 1} more)` : head;
+}
+
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super("RATE_LIMITED", "This API key is over its request rate limit; retry later.", {
+      headers: { "Retry-After": String(retryAfterSeconds) },
+    });
+  }
 }
 
 export class StaleUpdateError extends AppError {

@@ -1,10 +1,15 @@
 /**
  * Streams a JSON array from batches of already-serialised JSON documents. The first batch is read
  * before the response exists, so a database failure is still a proper problem+json (503), not a
- * 200 with a cut body; later failures can only abort the stream.
+ * 200 with a cut body; later failures can only abort the stream. Such a failure goes to `onAbort`
+ * (to log) and the stream errors with a fixed message: the runtime logs a stream's error as is, and
+ * a driver error carries the SQL and its parameters.
  */
+export const STREAM_ABORTED_MESSAGE = "The stream was cut off: a later batch failed.";
+
 export async function streamJsonArray(
   batches: AsyncGenerator<string[]>,
+  onAbort: (error: unknown) => void = () => {},
 ): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder();
   let next = await batches.next();
@@ -14,19 +19,24 @@ export async function streamJsonArray(
     // Every pull must enqueue or close: a pull that does neither is never called again, and the
     // response would hang. So empty batches are skipped here, not passed on as empty chunks.
     async pull(controller) {
-      while (!next.done && next.value.length === 0) next = await batches.next();
-      if (next.done) {
-        controller.enqueue(encoder.encode(separator === "[" ? "[]" : "]"));
-        controller.close();
-        return;
+      try {
+        while (!next.done && next.value.length === 0) next = await batches.next();
+        if (next.done) {
+          controller.enqueue(encoder.encode(separator === "[" ? "[]" : "]"));
+          controller.close();
+          return;
+        }
+        let chunk = "";
+        for (const doc of next.value) {
+          chunk += separator + doc;
+          separator = ",";
+        }
+        controller.enqueue(encoder.encode(chunk));
+        next = await batches.next();
+      } catch (error) {
+        onAbort(error);
+        controller.error(new Error(STREAM_ABORTED_MESSAGE));
       }
-      let chunk = "";
-      for (const doc of next.value) {
-        chunk += separator + doc;
-        separator = ",";
-      }
-      controller.enqueue(encoder.encode(chunk));
-      next = await batches.next();
     },
     async cancel() {
       await batches.return(undefined);

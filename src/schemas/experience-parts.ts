@@ -114,7 +114,7 @@ const DurationSchema = DurationLeaf.extend({
   ),
 }).openapi("Duration");
 
-const LabelTranslationsSchema = z
+export const LabelTranslationsSchema = z
   .object({
     labelKey: opt(z.string()),
     languagesPresent: opt(list(z.enum(LANGUAGES))),

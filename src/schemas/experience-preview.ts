@@ -28,10 +28,14 @@ export const SlotConflictSchema = z
     occupiedCount: Int32,
     maxParties: Int32,
     reason: z.enum(["DELETES_OCCUPIED_SLOT", "MOVES_OCCUPIED_SLOT", "BELOW_OCCUPANTS"]),
+    reservationIds: z.array(z.guid()).openapi({
+      description:
+        "The reservations on the slot that the change would touch (E11 imports; occupants counted through E9's newOccupantsCount have none).",
+    }),
   })
   .openapi("SlotConflict", {
     description:
-      "An occupied slot the change would delete, move, or leave with more occupants than maxParties. Reservations are not yet linked to slots by id, so the slot and its occupant count are named.",
+      "An occupied slot the change would delete, move, or leave with more occupants than maxParties, with the reservations on it.",
   });
 
 export const ExperiencePreviewSchema = z

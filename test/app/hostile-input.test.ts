@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
+import { createExperience } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { externalOrder, importedOrder } from "../helpers/orders";
 
@@ -39,6 +40,19 @@ const rawPost = (path: string, text: string, method = "POST") =>
     rawBody: text,
     headers: { "Content-Type": "application/json" },
   });
+
+let experienceId: Promise<string> | undefined;
+/** One experience of the tenant for the reservation routes, made on first use. */
+const tenantExperience = () => {
+  experienceId ??= createExperience(tenant).then((e) => e.id);
+  return experienceId;
+};
+const reservationText = async (tag: string, field: string, hostile: string) =>
+  `{"experienceId":"${await tenantExperience()}","date":"2027-01-01","time":"10:00","origin":"${tag}","reservationContacts":[{"contactType":"MASTER","countryIso":"IT","email":"${tag}@example.com","firstName":"G","lastName":"R","phoneNumber":"+39 1"}],"${field}":${hostile}}`;
+const reservationsTagged = (tag: string) =>
+  count(
+    sql`select count(*) n from reservations where winery_id = ${tenant.wineryId} and origin = ${tag}`,
+  );
 
 const routes: WriteRoute[] = [
   {
@@ -110,6 +124,42 @@ const routes: WriteRoute[] = [
       ),
   },
 ];
+
+routes.push(
+  {
+    name: "E11 reservation import (message)",
+    field: "message",
+    send: async (tag, hostile) =>
+      rawPost("/v2/reservations/import/NEW", await reservationText(tag, "message", hostile), "PUT"),
+    written: reservationsTagged,
+  },
+  {
+    name: "E11 reservation import (otherData, free-form)",
+    field: "otherData.x",
+    send: async (tag, hostile) =>
+      rawPost(
+        "/v2/reservations/import/NEW",
+        await reservationText(tag, "otherData", `{"x":${hostile}}`),
+        "PUT",
+      ),
+    written: reservationsTagged,
+  },
+  {
+    name: "E14 reservation refund (amountCents)",
+    field: "amountCents",
+    send: (_, hostile) =>
+      rawPost(`/v2/reservations/${crypto.randomUUID()}/refund`, `{"amountCents":${hostile}}`),
+    written: () =>
+      count(sql`select count(*) n from reservation_refunds where winery_id = ${tenant.wineryId}`),
+  },
+  {
+    name: "E16 reservation query (lang)",
+    field: "lang",
+    send: (_, hostile) => rawPost("/v2/reservations/query", `{"lang":${hostile}}`),
+    // A query writes nothing; the row count guards against a 200 that streamed anyway.
+    written: reservationsTagged,
+  },
+);
 
 const hostileValues: [string, (field: string) => string, string][] = [
   ["a NUL character", () => '"a\\u0000b"', "NUL"],

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { salesChannels, wineries } from "../../src/db/schema";
 import { issueApiKey, revokeApiKey } from "../../src/services/auth/api-keys";
+import type { RateLimitTier } from "../../src/services/auth/rate-limit-tiers";
 import { testDb } from "./db";
 
 const unique = () => crypto.randomUUID().slice(0, 8);
@@ -18,8 +19,19 @@ export async function createTenant(name = `Test winery ${unique()}`): Promise<Te
   if (!winery) throw new Error("no winery");
   const apiChannelKey = `ch_${crypto.randomUUID().replaceAll("-", "")}`;
   await db.insert(salesChannels).values({ wineryId: winery.id, name: "Webshop", apiChannelKey });
-  const { key } = await issueApiKey(db, winery.id, "test");
-  return { wineryId: winery.id, apiChannelKey, apiKey: key };
+  return { wineryId: winery.id, apiChannelKey, apiKey: await createApiKey(winery.id) };
+}
+
+/**
+ * Another live key of a winery. The "bulk" tier by default, so that no test (all share one workerd
+ * and its rate-limit counters) can reach a limit by accident; rate-limit tests pass "test-tiny".
+ */
+export async function createApiKey(
+  wineryId: string,
+  rateLimitTier: RateLimitTier = "bulk",
+): Promise<string> {
+  const { key } = await issueApiKey(testDb(), wineryId, "test", { rateLimitTier });
+  return key;
 }
 
 export async function createRevokedKey(wineryId: string): Promise<string> {

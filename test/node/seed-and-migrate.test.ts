@@ -57,8 +57,17 @@ describe("npm run db:migrate", () => {
 
 describe("npm run seed, twice", () => {
   const counts = () =>
-    query<{ contacts: number; orders: number; receipts: number; keys: number }>(
+    query<{
+      contacts: number;
+      reservations: number;
+      refunds: number;
+      orders: number;
+      receipts: number;
+      keys: number;
+    }>(
       `select (select count(*)::int from contacts) as contacts,
+              (select count(*)::int from reservations) as reservations,
+              (select count(*)::int from reservation_refunds) as refunds,
               (select count(*)::int from orders) as orders,
               (select count(*)::int from receipts) as receipts,
               (select count(*)::int from api_keys) as keys`,
@@ -97,9 +106,11 @@ describe("npm run seed, twice", () => {
       customerClassId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       experienceId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       slotId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      reservationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     const afterFirst = await counts();
-    expect(afterFirst).toMatchObject({ keys: 1 });
+    expect(afterFirst).toMatchObject({ keys: 1, refunds: 1 });
+    expect(afterFirst?.reservations).toBeGreaterThan(0);
     expect(afterFirst?.contacts).toBeGreaterThan(0);
     expect(afterFirst?.orders).toBeGreaterThan(0);
     const principal = await authenticate(http(), first.apiKey as string);

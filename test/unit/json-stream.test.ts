@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { streamJsonArray } from "../../src/lib/json-stream";
+import { STREAM_ABORTED_MESSAGE, streamJsonArray } from "../../src/lib/json-stream";
 
 async function* batches(...chunks: string[][]) {
   for (const chunk of chunks) yield chunk;
@@ -28,5 +28,19 @@ describe("streamJsonArray", () => {
       throw new Error("database down");
     }
     await expect(streamJsonArray(failing())).rejects.toThrow("database down");
+  });
+
+  it("cuts the stream on a later failure, with a fixed error, and hands the cause to onAbort", async () => {
+    const cause = new Error("Failed query: select secret params: customer@example.com");
+    async function* failingLater(): AsyncGenerator<string[]> {
+      yield ["1"];
+      throw cause;
+    }
+    const aborted: unknown[] = [];
+    const stream = await streamJsonArray(failingLater(), (error) => aborted.push(error));
+    const failure = await read(stream).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toBe(STREAM_ABORTED_MESSAGE);
+    expect(aborted).toEqual([cause]);
   });
 });

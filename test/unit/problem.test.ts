@@ -60,6 +60,10 @@ describe("toProblem", () => {
     ["connection failure SQLSTATE", { message: "connection refused", code: "08006" }],
     ["admin shutdown", { message: "terminating connection", code: "57P01" }],
     ["websocket lost", { message: "Network connection lost." }],
+    [
+      "a query on a session whose connection broke (e.g. the ROLLBACK)",
+      { message: "Client has encountered a connection error and is not queryable" },
+    ],
   ])("maps %s to 503 with Retry-After", (_, cause) => {
     const problem = toProblem(wrapped(cause), "r");
     expect(problem.status).toBe(503);

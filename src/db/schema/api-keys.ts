@@ -16,6 +16,12 @@ export const apiKeys = pgTable(
     prefix: text().notNull().unique(),
     keyHash: text().notNull(),
     name: text().notNull(),
+    /**
+     * Which rate-limit tier counts this key's requests (src/services/auth/rate-limit-tiers.ts).
+     * Plain text, not an enum: tiers are deploy configuration (one binding each), and adding one
+     * must not need a migration. New keys get the default tier, "standard".
+     */
+    rateLimitTier: text().notNull().default("standard"),
     createdAt: timestampMs().notNull().defaultNow(),
     revokedAt: timestampMs(),
   },

@@ -8,5 +8,6 @@ export * from "./experiences";
 export * from "./orders";
 export * from "./products";
 export * from "./receipts";
+export * from "./reservations";
 export * from "./wineries";
 export * from "./winery-integrations";

@@ -2,6 +2,7 @@ import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import { streamJsonArray } from "../../lib/json-stream";
+import { describeError } from "../../lib/problem";
 import type { ContactQuery } from "../../schemas/contacts";
 import { type ContactExportShape, exportContacts } from "../../services/contacts/export-contacts";
 import { upsertContact } from "../../services/contacts/upsert-contact";
@@ -23,7 +24,19 @@ export const upsertContactHandler: RouteHandler<typeof upsertContactRoute, AppEn
 /** E17/E18: a JSON array streamed in batches (constant memory), answered through the context. */
 async function exportResponse(c: Context<AppEnv>, range: ContactQuery, shape: ContactExportShape) {
   const query = { wineryId: c.get("principal").wineryId, ...range };
-  const body = await streamJsonArray(exportContacts(c.get("db").http, query, shape));
+  // After the status line a failure can only cut the body; it is logged like a failed request.
+  const body = await streamJsonArray(exportContacts(c.get("db").http, query, shape), (error) =>
+    console.error(
+      JSON.stringify({
+        level: "error",
+        requestId: c.get("requestId"),
+        method: c.req.method,
+        path: c.req.path,
+        event: "stream-aborted",
+        error: describeError(error),
+      }),
+    ),
+  );
   return c.body(body, 200, { "Content-Type": "application/json; charset=utf-8" });
 }
 

@@ -46,7 +46,7 @@ export const previewPropagationRoute = createRoute({
   tags: ["Experiences"],
   operationId: "previewExperiencePropagation",
   summary: "E8. Preview propagation of an experience",
-  description: `Writes nothing. Answers what PUT /api/v2/experiences/{id} with this input (id taken from the body; absent or unknown to the winery: a creation) would change, computed by the save's own planning function: changedFields (field, before, after), slots {create, update (slotId and its changed fields), delete}, conflicts (the occupied slots the save would refuse to touch: with any, the save answers 409) and integrations (experienceIntegrations added, removed, changed, keyed by integrationId). One round trip. ${PLAN_RULES}`,
+  description: `Writes nothing. Answers what PUT /api/v2/experiences/{id} with this input (id taken from the body; absent or unknown to the winery: a creation) would change, computed by the save's own planning function: changedFields (field, before, after), slots {create, update (slotId and its changed fields), delete}, conflicts (the occupied slots the save would refuse to touch, each with the ids of the reservations on it: with any, the save answers 409) and integrations (experienceIntegrations added, removed, changed, keyed by integrationId). One round trip. ${PLAN_RULES}`,
   request: { body: jsonRequestBody(ExperienceInputSchema) },
   responses: {
     200: jsonResponse(ExperiencePreviewSchema, "The planned changes."),

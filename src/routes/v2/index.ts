@@ -62,6 +62,16 @@ import {
 } from "../experiences/experiences.routes";
 import { queryReceiptsHandler } from "../receipts/receipts.handlers";
 import { queryReceiptsRoute } from "../receipts/receipts.routes";
+import {
+  importReservationHandler,
+  queryReservationsHandler,
+  refundReservationHandler,
+} from "../reservations/reservations.handlers";
+import {
+  importReservationRoute,
+  queryReservationsRoute,
+  refundReservationRoute,
+} from "../reservations/reservations.routes";
 import { upsertShopPluginOrderHandler } from "../shop-plugin/shop-plugin.handlers";
 import { upsertShopPluginOrderRoute } from "../shop-plugin/shop-plugin.routes";
 
@@ -89,4 +99,7 @@ export const v2 = createRouter()
   .openapi(getExperienceRoute, getExperienceHandler)
   .openapi(saveExperienceRoute, saveExperienceHandler)
   .openapi(listAvailabilitiesRoute, listAvailabilitiesHandler)
-  .openapi(slotActionsRoute, slotActionsHandler);
+  .openapi(slotActionsRoute, slotActionsHandler)
+  .openapi(importReservationRoute, importReservationHandler)
+  .openapi(queryReservationsRoute, queryReservationsHandler)
+  .openapi(refundReservationRoute, refundReservationHandler);

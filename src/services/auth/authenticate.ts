@@ -8,6 +8,8 @@ import { apiKeyPrefix, constantTimeEqual, hashApiKey } from "./api-key-crypto";
 export interface Principal {
   wineryId: string;
   apiKeyId: string;
+  /** The key's rate-limit tier as stored (a name of rate-limit-tiers.ts, unless the table lost it). */
+  rateLimitTier: string;
 }
 
 /**
@@ -31,11 +33,18 @@ export async function authenticate(
   const keyHash = await hashApiKey(key);
 
   const cached = verified.get(keyHash);
-  if (cached && cached.expiresAt > now)
-    return { wineryId: cached.wineryId, apiKeyId: cached.apiKeyId };
+  if (cached && cached.expiresAt > now) {
+    const { expiresAt: _, ...principal } = cached;
+    return principal;
+  }
 
   const [row] = await db
-    .select({ id: apiKeys.id, wineryId: apiKeys.wineryId, keyHash: apiKeys.keyHash })
+    .select({
+      id: apiKeys.id,
+      wineryId: apiKeys.wineryId,
+      keyHash: apiKeys.keyHash,
+      rateLimitTier: apiKeys.rateLimitTier,
+    })
     .from(apiKeys)
     .where(and(eq(apiKeys.prefix, prefix), isNull(apiKeys.revokedAt)))
     .limit(1);
@@ -44,11 +53,12 @@ export async function authenticate(
     throw new UnauthenticatedError();
   }
 
-  if (verified.size >= AUTH_CACHE_MAX) verified.clear();
-  verified.set(keyHash, {
+  const principal: Principal = {
     wineryId: row.wineryId,
     apiKeyId: row.id,
-    expiresAt: now + AUTH_CACHE_TTL_MS,
-  });
-  return { wineryId: row.wineryId, apiKeyId: row.id };
+    rateLimitTier: row.rateLimitTier,
+  };
+  if (verified.size >= AUTH_CACHE_MAX) verified.clear();
+  verified.set(keyHash, { ...principal, expiresAt: now + AUTH_CACHE_TTL_MS });
+  return principal;
 }

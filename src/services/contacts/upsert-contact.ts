@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
 import { contacts } from "../../db/schema";
+import type { AnyDb } from "../../db/types";
 import type { Contact, ContactInput } from "../../schemas/contacts";
 
 const OPTIONAL_FLAGS = [
@@ -13,16 +14,15 @@ const OPTIONAL_FLAGS = [
 
 const excluded = (column: string) => sql.raw(`excluded."${column}"`);
 
+type ContactRow = typeof contacts.$inferSelect;
+
 /**
- * E13. One statement, one round trip: the contact is identified within its winery by
- * lower(trim(email)) (a generated column under a unique index), so concurrent upserts of the same
- * person converge on one row. Fields the caller left out keep their stored values.
+ * The E13 rule, defined once (E13 and E11's reservation contacts both use it): the contact is
+ * identified within its winery by lower(trim(email)) (a generated column under a unique index), so
+ * concurrent upserts of the same person converge on one row. Fields the caller left out keep their
+ * stored values. One statement, built on `db` (the HTTP driver or a transaction).
  */
-export async function upsertContact(
-  db: HttpDb,
-  wineryId: string,
-  input: ContactInput,
-): Promise<Contact> {
+export function contactUpsertStatement(db: AnyDb, wineryId: string, input: ContactInput) {
   const set: Record<string, unknown> = {
     email: excluded("email"),
     firstName: excluded("first_name"),
@@ -36,7 +36,7 @@ export async function upsertContact(
   }
   if (input.otherData !== undefined) set.otherData = input.otherData;
 
-  const [row] = await db
+  return db
     .insert(contacts)
     .values({
       wineryId,
@@ -54,8 +54,9 @@ export async function upsertContact(
     })
     .onConflictDoUpdate({ target: [contacts.wineryId, contacts.emailKey], set })
     .returning();
-  if (!row) throw new Error("contact upsert returned no row");
+}
 
+export function toContact(row: ContactRow, input: ContactInput): Contact {
   return {
     id: row.id,
     contactType: input.contactType,
@@ -71,4 +72,15 @@ export async function upsertContact(
     unsubscribed: row.unsubscribed,
     otherData: row.otherData ?? null,
   };
+}
+
+/** E13. One statement, one round trip. */
+export async function upsertContact(
+  db: HttpDb,
+  wineryId: string,
+  input: ContactInput,
+): Promise<Contact> {
+  const [row] = await contactUpsertStatement(db, wineryId, input);
+  if (!row) throw new Error("contact upsert returned no row");
+  return toContact(row, input);
 }

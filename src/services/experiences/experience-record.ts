@@ -6,7 +6,7 @@ import {
   type Experience,
   type ExperienceValues,
 } from "../../schemas/experiences";
-import { toSlotState } from "../slots/slot-rows";
+import { slotColumnsWithReservations, toSlotState } from "../slots/slot-rows";
 import type { ExperienceState } from "./plan-experience";
 
 export type ExperienceRow = typeof experiences.$inferSelect;
@@ -35,7 +35,7 @@ export function stateQueries(db: AnyDb, wineryId: string, id: string) {
   return {
     experience: db.select().from(experiences).where(experienceKey(wineryId, id)),
     slots: db
-      .select()
+      .select(slotColumnsWithReservations)
       .from(slots)
       .where(and(eq(slots.wineryId, wineryId), eq(slots.experienceId, id)))
       .orderBy(slots.date, slots.time),
@@ -44,7 +44,7 @@ export function stateQueries(db: AnyDb, wineryId: string, id: string) {
 
 export function toState(
   experience: ExperienceRow | undefined,
-  slotRows: (typeof slots.$inferSelect)[],
+  slotRows: Parameters<typeof toSlotState>[0][],
 ): ExperienceState {
   return {
     values: experience ? valuesFromRow(experience) : null,

@@ -54,10 +54,15 @@ export async function replayFromCache(
   scope: IdempotencyScope,
   hash: string,
 ): Promise<string | undefined> {
-  // The cache is an optimisation: when KV fails, Postgres still decides.
-  const cached = (await kv
-    .get(await cacheKey(scope), "json")
-    .catch(() => null)) as CachedEntry | null;
+  let cached: CachedEntry | null;
+  try {
+    // Inside the try: a binding may throw as well as reject.
+    cached = (await kv.get(await cacheKey(scope), "json")) as CachedEntry | null;
+  } catch (error) {
+    // The cache is an optimisation: when KV fails, Postgres still decides (claimIdempotencyKey).
+    logCacheFailure("get", error);
+    return undefined;
+  }
   if (!cached) return undefined;
   if (cached.requestHash !== hash) throw new IdempotencyKeyReusedError();
   return cached.body;
@@ -70,9 +75,26 @@ export async function cacheResponse(
   body: string,
 ): Promise<void> {
   const entry: CachedEntry = { requestHash: hash, body };
-  await kv
-    .put(await cacheKey(scope), JSON.stringify(entry), { expirationTtl: IDEMPOTENCY_TTL_SECONDS })
-    .catch(() => {});
+  try {
+    await kv.put(await cacheKey(scope), JSON.stringify(entry), {
+      expirationTtl: IDEMPOTENCY_TTL_SECONDS,
+    });
+  } catch (error) {
+    // The result is in Postgres already; a later replay reads it from there.
+    logCacheFailure("put", error);
+  }
+}
+
+/** One warning line per failed cache access: the request itself goes on without the cache. */
+function logCacheFailure(operation: "get" | "put", error: unknown): void {
+  console.warn(
+    JSON.stringify({
+      level: "warn",
+      event: "idempotency-cache-unavailable",
+      operation,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    }),
+  );
 }
 
 /**

@@ -6,7 +6,13 @@ import type { SlotActionsCommand } from "../../schemas/slot-actions";
 import { openBusinessLocation, readBusinessLocationRow } from "../wineries/read-business-location";
 import { planSlotActions } from "./plan-slot-actions";
 import { rethrowSlotKeyViolation } from "./slot-conflict-error";
-import { type SlotRow, toSlot, toSlotState, writeSlotDiff } from "./slot-rows";
+import {
+  type SlotRow,
+  slotColumnsWithReservations,
+  toSlot,
+  toSlotState,
+  writeSlotDiff,
+} from "./slot-rows";
 
 const unique = (values: (string | null | undefined)[]) => [
   ...new Set(values.filter((v): v is string => Boolean(v)).map((v) => v.toLowerCase())),
@@ -64,7 +70,7 @@ export async function runSlotActions(
         lockedIds.length === 0
           ? []
           : await tx
-              .select()
+              .select(slotColumnsWithReservations)
               .from(slots)
               .where(and(eq(slots.wineryId, wineryId), inArray(slots.experienceId, lockedIds)))
               .orderBy(asc(slots.date), asc(slots.time), asc(slots.id))

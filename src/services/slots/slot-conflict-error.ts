@@ -2,15 +2,24 @@ import { postgresError } from "../../db/errors";
 import { AppError } from "../../lib/errors";
 import type { SlotConflict } from "./slot-set";
 
-/** 409 CONFLICT naming the occupied slots a change would delete, move or shrink (`slots`). */
+const listed = (ids: string[]) => `${ids.slice(0, 20).join(", ")}${ids.length > 20 ? ", ..." : ""}`;
+
+/**
+ * 409 CONFLICT naming the occupied slots a change would delete, move or shrink (`slots`) and the
+ * reservations on them (`reservationIds`).
+ */
 export class SlotConflictError extends AppError {
   constructor(conflicts: SlotConflict[]) {
     const ids = conflicts.map((c) => c.slotId);
-    const shown = ids.slice(0, 20).join(", ");
+    const reservationIds = [...new Set(conflicts.flatMap((c) => c.reservationIds))];
+    const touched =
+      reservationIds.length > 0
+        ? ` It would touch ${reservationIds.length} reservation(s): ${listed(reservationIds)}.`
+        : "";
     super(
       "CONFLICT",
-      `The change would delete, move or shrink below its occupants ${ids.length} occupied slot(s): ${shown}${ids.length > 20 ? ", ..." : ""}. Set ignoreOccupiedSlot to apply it anyway.`,
-      { extensions: { slots: conflicts } },
+      `The change would delete, move or shrink below its occupants ${ids.length} occupied slot(s): ${listed(ids)}.${touched} Set ignoreOccupiedSlot to apply it anyway.`,
+      { extensions: { slots: conflicts, reservationIds } },
     );
   }
 }

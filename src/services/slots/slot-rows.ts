@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import { slots } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import { localTime, type Slot } from "../../schemas/slots";
@@ -6,7 +6,20 @@ import { occupantsOf, type SlotDiff, type SlotState } from "./slot-set";
 
 export type SlotRow = typeof slots.$inferSelect;
 
-export function toSlotState(row: SlotRow): SlotState {
+/**
+ * A slot row plus the ids of the reservations on it (a subquery in the same statement, so reads
+ * that plan on slots, E8 and E9 and the experience save, still cost what they did), for conflicts
+ * to name the reservations a change would touch.
+ */
+export const slotColumnsWithReservations = {
+  ...getTableColumns(slots),
+  // Qualified by hand: Drizzle renders a select field's columns unqualified, which inside the
+  // subquery would name the reservation's own id.
+  reservationIds: sql<string[]>`array(select r.id::text from reservations r
+    where r.winery_id = "slots"."winery_id" and r.slot_id = "slots"."id" order by r.id)`,
+};
+
+export function toSlotState(row: SlotRow & { reservationIds?: string[] }): SlotState {
   return {
     id: row.id,
     experienceId: row.experienceId,
@@ -22,6 +35,7 @@ export function toSlotState(row: SlotRow): SlotState {
     reservedCount: row.reservedCount,
     externalOccupants: row.externalOccupants,
     extraData: row.extraData,
+    ...(row.reservationIds && { reservationIds: row.reservationIds }),
   };
 }
 

@@ -21,6 +21,8 @@ export interface SlotState {
   reservedCount: number;
   externalOccupants: number;
   extraData: Record<string, unknown> | null;
+  /** The reservations on the slot as read (never written back): what a conflict names. */
+  reservationIds?: string[];
 }
 
 export const occupantsOf = (slot: SlotState) => slot.reservedCount + slot.externalOccupants;
@@ -41,6 +43,8 @@ export interface SlotConflict {
   occupiedCount: number;
   maxParties: number;
   reason: ConflictReason;
+  /** The reservations the change would touch (decisions.md, E8 and E9). */
+  reservationIds: string[];
 }
 
 /** Fields a plan may change on a slot (identity, series and reservation counts excepted). */
@@ -160,6 +164,7 @@ export function findConflicts(diff: SlotDiff): SlotConflict[] {
       occupiedCount: occupantsOf(slot),
       maxParties: slot.maxParties,
       reason,
+      reservationIds: slot.reservationIds ?? [],
     });
   for (const slot of diff.delete)
     if (occupantsOf(slot) > 0) conflict(slot, "DELETES_OCCUPIED_SLOT");

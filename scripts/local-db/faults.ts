@@ -1,0 +1,82 @@
+// Fault injection for the local Neon stand-ins, set by tests through POST /__faults on the HTTP
+// endpoint and shared with the WebSocket relay (like the round-trip counters in stats.ts).
+// With mode "none" (the default, and what dev always runs with) every check below is one
+// comparison; nothing is delayed, parsed or counted beyond what the relay already does.
+
+export type FaultMode = "none" | "refuse" | "drop" | "latency";
+
+export interface FaultSettings {
+  /**
+   * - refuse: every new SQL-over-HTTP request and WebSocket connection is cut at once, unanswered
+   *   (a database that cannot be reached);
+   * - drop: queries pass until `afterQueries` have gone through; the next one reaches the stand-in
+   *   and its connection is cut before any answer (a connection lost mid-query);
+   * - latency: every query waits `latencyMs` before it goes on to Postgres.
+   */
+  mode: FaultMode;
+  /** drop: queries let through before the cut (0: the first query is cut). */
+  afterQueries: number;
+  /** latency: added to every query. */
+  latencyMs: number;
+}
+
+export interface Faults extends FaultSettings {
+  /** Queries seen since the settings were last set (an HTTP request or batch counts as one). */
+  queries: number;
+  /** Whether the fault has acted on something since it was set (a refusal, a cut, a delay). */
+  tripped: boolean;
+}
+
+export function createFaults(): Faults {
+  return { mode: "none", afterQueries: 0, latencyMs: 0, queries: 0, tripped: false };
+}
+
+const MODES: readonly FaultMode[] = ["none", "refuse", "drop", "latency"];
+const MAX_LATENCY_MS = 10_000;
+
+/** Applies a POST /__faults body; answers an error message for a body it cannot apply. */
+export function setFaults(faults: Faults, body: unknown): string | undefined {
+  const input = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  const mode = input.mode ?? "none";
+  if (!MODES.includes(mode as FaultMode)) return `mode must be one of ${MODES.join(", ")}`;
+  const afterQueries = input.afterQueries ?? 0;
+  const latencyMs = input.latencyMs ?? 0;
+  if (!Number.isInteger(afterQueries) || (afterQueries as number) < 0)
+    return "afterQueries must be a non-negative integer";
+  if (
+    !Number.isInteger(latencyMs) ||
+    (latencyMs as number) < 0 ||
+    (latencyMs as number) > MAX_LATENCY_MS
+  )
+    return `latencyMs must be an integer from 0 to ${MAX_LATENCY_MS}`;
+  Object.assign(faults, {
+    mode: mode as FaultMode,
+    afterQueries: afterQueries as number,
+    latencyMs: latencyMs as number,
+    queries: 0,
+    tripped: false,
+  } satisfies Faults);
+  return undefined;
+}
+
+/** What happens to `count` queries about to be sent on: passed on, delayed, or their connection cut. */
+export function onQueries(faults: Faults, count: number): "pass" | "delay" | "cut" {
+  if (faults.mode === "none" || count === 0) return "pass";
+  faults.queries += count;
+  if (faults.mode === "drop" && faults.queries > faults.afterQueries) {
+    faults.tripped = true;
+    return "cut";
+  }
+  if (faults.mode === "latency" && faults.latencyMs > 0) {
+    faults.tripped = true;
+    return "delay";
+  }
+  return "pass";
+}
+
+/** Whether a new connection (HTTP request, WebSocket upgrade) is refused. */
+export function refusesConnections(faults: Faults): boolean {
+  if (faults.mode !== "refuse") return false;
+  faults.tripped = true;
+  return true;
+}

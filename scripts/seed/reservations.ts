@@ -1,0 +1,101 @@
+/**
+ * Demo reservations on the demo experiences' first slots, imported the way E11 imports them
+ * (contacts upserted, seats taken, in-house payments recorded): some paid in-house, one partly
+ * refunded (the `reservationId` the seed prints, with a refundable rest for E14). Idempotent: fixed
+ * ids per winery, and a reservation that exists already is left alone (so a later run, whose
+ * slots are other days, neither moves nor duplicates it).
+ */
+import { and, asc, eq, gt } from "drizzle-orm";
+import type { NodePgDatabase } from "drizzle-orm/node-postgres";
+import * as schema from "../../src/db/schema";
+import { todayUtc } from "../../src/lib/calendar";
+import { writeReservation } from "../../src/services/reservations/import-reservation";
+import { writeRefund } from "../../src/services/reservations/refund-reservation";
+
+const GUESTS = [
+  {
+    first: "Giulia",
+    last: "Rossi",
+    email: "giulia.rossi@guests.example",
+    country: "IT",
+    lang: "it",
+  },
+  { first: "Anne", last: "Martin", email: "anne.martin@guests.example", country: "FR", lang: "en" },
+  { first: "Lukas", last: "Weber", email: "lukas.weber@guests.example", country: "DE", lang: "en" },
+  { first: "James", last: "Smith", email: "james.smith@guests.example", country: "GB", lang: "en" },
+  {
+    first: "Chiara",
+    last: "Conti",
+    email: "chiara.conti@guests.example",
+    country: "IT",
+    lang: "it",
+  },
+  {
+    first: "Pierre",
+    last: "Dubois",
+    email: "pierre.dubois@guests.example",
+    country: "FR",
+    lang: "en",
+  },
+];
+
+/** Paid in-house (cents) per demo reservation; the first is then refunded in part. */
+const PAID = [5000, 8000, 0, 2500, 0, 12000];
+const PARTIAL_REFUND_CENTS = 1500;
+
+export async function seedReservations(
+  db: NodePgDatabase<typeof schema>,
+  wineryId: string,
+): Promise<Record<string, string>> {
+  const slots = await db
+    .select()
+    .from(schema.slots)
+    .where(and(eq(schema.slots.wineryId, wineryId), gt(schema.slots.date, todayUtc())))
+    .orderBy(asc(schema.slots.date), asc(schema.slots.time), asc(schema.slots.id))
+    .limit(GUESTS.length);
+  const ids = GUESTS.map(
+    (_, i) => `5d6e7f80-1a2b-4c3d-8e4f-${wineryId.slice(-10)}${String(i).padStart(2, "0")}`,
+  );
+  for (const [i, guest] of GUESTS.entries()) {
+    const slot = slots[i];
+    const id = ids[i];
+    if (!slot || !id) continue;
+    const [existing] = await db
+      .select({ id: schema.reservations.id })
+      .from(schema.reservations)
+      .where(and(eq(schema.reservations.wineryId, wineryId), eq(schema.reservations.id, id)));
+    if (existing) continue;
+    const guests = 2 + (i % 3);
+    const paid = PAID[i] ?? 0;
+    await db.transaction(async (tx) => {
+      await writeReservation(tx, wineryId, id, {
+        experienceId: slot.experienceId,
+        date: slot.date,
+        time: slot.time,
+        state: i === 4 ? "draft" : "CONFIRMED",
+        guestCount01: guests,
+        guestCountTotal: guests,
+        grossTotalCents: paid || 4000,
+        paidTotalCents: paid,
+        paid: paid > 0,
+        paymentCurrency: "EUR",
+        languageIso: guest.lang,
+        origin: "demo-seed",
+        message: i === 1 ? "A table by the window, please." : undefined,
+        reservationContacts: [
+          {
+            contactType: "MASTER",
+            countryIso: guest.country,
+            email: guest.email,
+            firstName: guest.first,
+            lastName: guest.last,
+            phoneNumber: `+39 333 00000${i}`,
+            acceptedPrivacyTerms: true,
+          },
+        ],
+      });
+      if (i === 0) await writeRefund(tx, wineryId, id, PARTIAL_REFUND_CENTS);
+    });
+  }
+  return { reservationId: ids[0] ?? "" };
+}

@@ -1,0 +1,67 @@
+import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../env";
+import { idempotencyOptions, replayHeaders } from "../../lib/idempotent-route";
+import { streamJsonArray } from "../../lib/json-stream";
+import { assertOwnWinery } from "../../lib/tenancy";
+import { importReservation } from "../../services/reservations/import-reservation";
+import { queryReservations } from "../../services/reservations/query-reservations";
+import { refundReservation } from "../../services/reservations/refund-reservation";
+import type {
+  importReservationRoute,
+  queryReservationsRoute,
+  refundReservationRoute,
+} from "./reservations.routes";
+
+export const importReservationHandler: RouteHandler<typeof importReservationRoute, AppEnv> = async (
+  c,
+) => {
+  const input = c.req.valid("json");
+  assertOwnWinery(c, input.wineryId);
+  const reservation = await importReservation(
+    c.get("db"),
+    c.get("principal").wineryId,
+    c.req.valid("param").reservationID,
+    input,
+  );
+  return c.json(reservation, 200);
+};
+
+/** A streamed body cannot carry its element type, so the route's schema types the handler. */
+type StreamHandler<R extends RouteConfig> = (
+  c: Parameters<RouteHandler<R, AppEnv>>[0],
+) => Promise<Response>;
+const typedBy = <R extends RouteConfig>(handler: StreamHandler<R>) =>
+  handler as unknown as RouteHandler<R, AppEnv>;
+
+/** E16: a JSON array streamed in keyset batches (constant memory), answered through the context. */
+export const queryReservationsHandler = typedBy<typeof queryReservationsRoute>(async (c) => {
+  const filter = c.req.valid("json");
+  assertOwnWinery(c, filter.wineryId);
+  const lang = filter.lang ?? c.req.valid("query").Lang ?? null;
+  const body = await streamJsonArray(
+    queryReservations(c.get("db").http, {
+      ...filter,
+      wineryId: c.get("principal").wineryId,
+      lang,
+    }),
+  );
+  return c.body(body, 200, { "Content-Type": "application/json; charset=utf-8" });
+});
+
+/** E14. A replay answers the first result again, serialised to the same bytes. */
+export const refundReservationHandler: RouteHandler<typeof refundReservationRoute, AppEnv> = async (
+  c,
+) => {
+  const { reservationID } = c.req.valid("param");
+  const { amountCents } = c.req.valid("json");
+  const key = c.req.valid("header")["Idempotency-Key"];
+  const idempotency = idempotencyOptions(c, key, { reservationID, amountCents });
+  const { value, replayed } = await refundReservation(
+    c.get("db"),
+    c.get("principal").wineryId,
+    reservationID,
+    amountCents,
+    idempotency ? { idempotency } : {},
+  );
+  return c.json(value, 200, replayHeaders(replayed));
+};

@@ -1,0 +1,103 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { idempotencyKeyHeaders } from "../../schemas/idempotency";
+import { errorResponses } from "../../schemas/problem";
+import { ReservationSchema, VwReservationSchema } from "../../schemas/reservation-views";
+import {
+  RefundRequestSchema,
+  ReservationIdParamsSchema,
+  ReservationImportParamsSchema,
+  ReservationInputSchema,
+  ReservationQueryParamsSchema,
+  ReservationQuerySchema,
+} from "../../schemas/reservations";
+
+export const importReservationRoute = createRoute({
+  method: "put",
+  path: "/reservations/import/{reservationID}",
+  tags: ["Reservations"],
+  operationId: "importReservation",
+  summary: "E11. Update one reservation by id (or create)",
+  description: [
+    "`NEW` or `null` as reservationID creates a reservation with a new uuid; an unknown uuid creates one with that id; a known one is updated (replaced: fields left out are cleared). Any other value is 400 naming reservationID. The body's `id`, `reservation`, `reservationMasterContact`, `paidAt`, `refundedAt` and `refundedTotalCents` are ignored (the path names the reservation; the others are derived).",
+    "Contacts: at least one, exactly one MASTER (else 400 naming reservationContacts); each is upserted into the winery's contacts by E13's rule (same lower(trim(email)) = same contact) and linked.",
+    "experienceId must be an experience of the API key's winery (404 otherwise). The reservation sits on the experience's slot at the same date and time and holds guestCountTotal seats there, taken with one conditional UPDATE (occupied_count + seats <= maxParties); on update the old slot's seats are released and the new one's taken in the same transaction. A slot without room is 409 CONFLICT naming the slot and the reservation, and nothing is written. A closed slot (active false) still takes an imported reservation: the source system has booked it. When the experience has no slot at that date and time, the reservation is stored without one (`slotId` null) and holds no seats; closeSlots/openSlots then act on nothing. If E9 later deletes the slot (ignoreOccupiedSlot), the reservation stays with `slotId` null.",
+    "`closeSlots` true closes the slot (active false), `openSlots` true reopens it; both true is 400.",
+    "A positive `paidTotalCents` records the in-house payment that E14 refunds; on update the payment follows the new amount, and 0 or absent removes it. It never goes below what was already refunded: 409 CONFLICT, nothing written.",
+    "createdAt/updatedAt are local date-times without zone, stored as sent; when absent, createdAt is the first import's and updatedAt the import's UTC clock time. `experienceTitle` is the experience title in the reservation's languageIso.",
+    "Everything is one transaction (one WebSocket session). A concurrent first import of the same new id waits for the other and then updates it.",
+  ].join("\n\n"),
+  request: {
+    params: ReservationImportParamsSchema,
+    body: jsonRequestBody(ReservationInputSchema),
+  },
+  responses: {
+    200: jsonResponse(
+      ReservationSchema,
+      "The stored reservation, with the nested reservation, its contacts and master contact.",
+    ),
+    ...errorResponses("FORBIDDEN", "NOT_FOUND", "CONFLICT"),
+  },
+});
+
+export const queryReservationsRoute = createRoute({
+  method: "post",
+  path: "/reservations/query",
+  tags: ["Reservations"],
+  operationId: "queryReservations",
+  summary: "E16. Retrieve reservations by filter",
+  description: [
+    "Reservations of the API key's winery. Every filter is optional and they are combined with AND: startTime/endTime bound the reservation date, both inclusive; `ids` and `states` are any-of lists (an empty list filters nothing; states compare case-insensitively; an id that is not a uuid matches nothing). A wineryId other than the key's is 403.",
+    "Ordered by date, time, id. The array is streamed in batches of 500 (one database round trip each), so answers of any size run in constant memory.",
+    "Language: body `lang`, else query `Lang`, picks the language of each reservation's `experienceTitle`: the reservation's own experienceTitleTranslations label in that language, else the experience's titleTranslations entry; a regional code falls back to its base language (en-US to en), then to the reservation's languageIso, then to English, then to any title. Without either, the reservation's languageIso decides.",
+  ].join("\n\n"),
+  request: {
+    query: ReservationQueryParamsSchema,
+    body: jsonRequestBody(ReservationQuerySchema),
+  },
+  responses: {
+    200: {
+      description: "The matching reservations (E11's shape).",
+      content: { "application/json": { schema: z.array(ReservationSchema) } },
+    },
+    ...errorResponses("FORBIDDEN"),
+  },
+});
+
+const RefundIdempotencySchema = idempotencyKeyHeaders(
+  "Optional, as on E1: 1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key with the same reservationID and amount replays the first answer with `Idempotent-Replayed: true` and refunds nothing more; another payload is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A refused refund (400, 404) stores nothing, so the key stays free.",
+);
+
+export const refundReservationRoute = createRoute({
+  method: "post",
+  path: "/reservations/{reservationID}/refund",
+  tags: ["Reservations"],
+  operationId: "refundReservation",
+  summary: "E14. Refund a reservation payment",
+  description: [
+    "Refunds amountCents (an integer > 0) of the reservation's in-house payment (the one E11's paidTotalCents records), fully or in parts. Each refund is a ledger row; the reservation's state never changes.",
+    "400 NOT_REFUNDABLE when the reservation has no in-house payment, nothing is left to refund, or amountCents is over the refundable rest (paid minus refunded). An unknown reservation, or another winery's, is 404.",
+    "The check and the write are one statement (a conditional UPDATE of the payment's refunded amount plus the ledger insert), so concurrent refunds can never exceed what was paid. Without an Idempotency-Key: one database round trip; with one: one transaction (plus one KV read).",
+    "The answer is VwReservation: refundedTotalCents (the ledger's sum) and refundedAt (the last refund's instant); createdAt/updatedAt are the stored local date-times read as UTC; fields the service does not hold are null, arrays it does not hold empty.",
+  ].join("\n\n"),
+  request: {
+    params: ReservationIdParamsSchema,
+    headers: RefundIdempotencySchema,
+    body: jsonRequestBody(RefundRequestSchema),
+  },
+  responses: {
+    200: {
+      ...jsonResponse(
+        VwReservationSchema,
+        "The reservation after the refund (or, with Idempotent-Replayed: true, the first answer again).",
+      ),
+      headers: z.object({ "Idempotent-Replayed": z.literal("true").optional() }),
+    },
+    ...errorResponses(
+      "NOT_FOUND",
+      "NOT_REFUNDABLE",
+      "IDEMPOTENCY_KEY_IN_USE",
+      "IDEMPOTENCY_KEY_REUSED",
+    ),
+  },
+});

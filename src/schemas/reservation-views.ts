@@ -1,0 +1,162 @@
+/** The reservation answers: E11's and E16's reservation object, and E14's VwReservation. */
+import { z } from "@hono/zod-openapi";
+import { CalendarDate, DateTime, FreeObject, Int32, Int64, Uuid } from "./common";
+import { LocalTimeOutSchema } from "./slots";
+
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+const LocalDateTimeOut = z
+  .string()
+  .openapi({ type: "string", example: "2026-05-01T10:30:00.000", description: "Local, no zone." });
+
+export const ReservationContactSchema = z
+  .object({
+    contactId: Int64.openapi({ description: "The winery's contact this entry is linked to." }),
+    contactType: z.enum(["MASTER", "SECONDARY"]),
+    countryIso: nullable(z.string()),
+    email: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    phoneNumber: nullable(z.string()),
+    acceptedMarketing: z.boolean(),
+    acceptedPrivacyTerms: z.boolean(),
+    acceptedProfiling: z.boolean(),
+    manualMarketing: z.boolean(),
+    unsubscribed: z.boolean(),
+    otherData: nullable(FreeObject),
+  })
+  .openapi("ReservationContact");
+
+const priceItemOut = {
+  created_at: nullable(LocalDateTimeOut),
+  experience_id: nullable(Uuid),
+  id: nullable(Int64),
+  position: nullable(Int32),
+  price_cents: nullable(Int64),
+  price_currency: nullable(z.string()),
+  quantity: nullable(Int32),
+  title_translations: nullable(z.record(z.string(), z.string())),
+  updated_at: nullable(LocalDateTimeOut),
+};
+
+const ReservationFields = z.object({
+  id: Uuid,
+  wineryId: Uuid,
+  experienceId: Uuid,
+  slotId: nullable(Uuid).openapi({
+    description: "The slot holding the seats; null when the experience has no slot then.",
+  }),
+  giftId: nullable(Uuid),
+  contactId: nullable(Int64).openapi({ description: "The MASTER contact's id." }),
+  createdAt: LocalDateTimeOut,
+  updatedAt: LocalDateTimeOut,
+  date: CalendarDate,
+  time: z.string().openapi({ example: "15:00:00", description: "Local time HH:MM:SS." }),
+  state: nullable(z.string()),
+  guestCount01: nullable(Int32),
+  guestCountTotal: nullable(Int32),
+  discountTotalCents: nullable(Int64),
+  dueTotalCents: nullable(Int64),
+  grossTotalCents: nullable(Int64),
+  netTotalCents: nullable(Int64),
+  manualDiscountTotalCents: nullable(Int64),
+  paidTotalCents: nullable(Int64),
+  refundedTotalCents: Int64.openapi({ description: "Sum of the refund ledger (E14)." }),
+  paid: nullable(z.boolean()),
+  paidAt: nullable(DateTime).openapi({ description: "UTC instant of the first captured payment." }),
+  refundedAt: nullable(DateTime).openapi({ description: "UTC instant of the last refund." }),
+  languageIso: nullable(z.string()),
+  message: nullable(z.string()),
+  origin: nullable(z.string()),
+  paymentCurrency: nullable(z.string()),
+  optionalData: nullable(FreeObject),
+  otherData: nullable(FreeObject),
+  additionalQuestionAnswers: z.array(FreeObject),
+  experiencePriceExtras: z.array(z.object(priceItemOut)),
+  experiencePriceLabels: z.array(z.object({ ...priceItemOut, islabel1: nullable(z.boolean()) })),
+  experienceTitleTranslations: nullable(FreeObject),
+  experienceTitle: nullable(z.string()).openapi({
+    description:
+      "The experience's title in the requested language (E16 Lang/lang; E11 the reservation's languageIso), falling back to the reservation's language, then English, then any title.",
+  }),
+  reservationContacts: z.array(ReservationContactSchema),
+  reservationMasterContact: nullable(ReservationContactSchema),
+});
+
+export const ReservationSchema = ReservationFields.extend({
+  reservation: ReservationFields.openapi("ReservationNested"),
+  closeSlots: z.boolean().optional().openapi({ description: "E11 only: as sent." }),
+  openSlots: z.boolean().optional().openapi({ description: "E11 only: as sent." }),
+}).openapi("Reservation");
+export type Reservation = z.infer<typeof ReservationSchema>;
+
+const maps = z.array(FreeObject);
+
+/**
+ * VwReservation (E14's answer). Fields the service does not hold (check-in, employee, room,
+ * channel, feedback, invoice data, ...) are null; the arrays it does not hold are empty.
+ */
+export const VwReservationSchema = z
+  .object({
+    checkedIn: nullable(z.boolean()),
+    contactId: nullable(Int64),
+    createdAt: DateTime.openapi({ description: "The stored local createdAt, read as UTC." }),
+    updatedAt: DateTime.openapi({ description: "The stored local updatedAt, read as UTC." }),
+    date: CalendarDate,
+    time: LocalTimeOutSchema,
+    startDateTime: nullable(DateTime),
+    endDateTime: nullable(DateTime),
+    discountTotalCents: nullable(Int64),
+    dueTotalCents: nullable(Int64),
+    giftAmountCents: nullable(Int64),
+    grossTotalCents: nullable(Int64),
+    manualDiscountTotalCents: nullable(Int64),
+    netTotalCents: nullable(Int64),
+    refundedTotalCents: Int64,
+    guestCount01: nullable(Int64),
+    guestCountTotal: nullable(Int64),
+    manualOriginId: nullable(Int64),
+    manualPaymentMethodId: nullable(Int64),
+    employeeId: nullable(Uuid),
+    experienceId: Uuid,
+    giftId: nullable(Uuid),
+    id: Uuid,
+    paymentId: nullable(Uuid),
+    roomId: nullable(Uuid),
+    wineryId: Uuid,
+    paidAt: nullable(DateTime),
+    refundedAt: nullable(DateTime),
+    experience: maps,
+    experiencePrices: maps,
+    experiencePricesExtras: maps,
+    experienceTranslations: maps,
+    reservationContacts: maps,
+    reservationPriceExtras: maps,
+    reservationPriceLabels: maps,
+    experienceTitleIt: nullable(z.string()),
+    feedback: nullable(z.string()),
+    languageIso: nullable(z.string()),
+    masterContactName: nullable(z.string()),
+    message: nullable(z.string()),
+    notes: nullable(z.string()),
+    origin: nullable(z.string()),
+    paymentCurrency: nullable(z.string()),
+    paymentMethod: nullable(z.string()),
+    reservationOrigin: nullable(z.string()),
+    reservationOriginIt: nullable(z.string()),
+    state: nullable(z.string()),
+    type: nullable(z.string()),
+    visitReasonId: nullable(z.string()),
+    wineryChannelId: nullable(z.string()),
+    wineryChannelTypeId: nullable(z.string()),
+    hasPaymentLink: nullable(z.boolean()),
+    invoiceData: nullable(z.boolean()),
+    isSales: nullable(z.boolean()),
+    isTourOperator: nullable(z.boolean()),
+    notifyContact: nullable(z.boolean()),
+    paid: nullable(z.boolean()),
+    optionalData: nullable(FreeObject),
+    otherData: nullable(FreeObject),
+    reservationMasterContact: nullable(FreeObject),
+  })
+  .openapi("VwReservation");
+export type VwReservation = z.infer<typeof VwReservationSchema>;

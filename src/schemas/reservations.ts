@@ -1,0 +1,168 @@
+/** The reservation wire schemas of E11, E14 and E16 (requests); answers are in reservation-views.ts. */
+import { z } from "@hono/zod-openapi";
+import { MAX_SAFE_CENTS } from "../lib/money";
+import { CalendarDate, FreeObject, Int32, Int64, SafeString, Uuid } from "./common";
+import { ContactInputSchema } from "./contacts";
+import { LabelTranslationsSchema, TextMap } from "./experience-parts";
+import { LocalTimeSchema } from "./slots";
+
+const opt = <T extends z.ZodType>(schema: T) => schema.nullish();
+const list = <T extends z.ZodType>(schema: T) => z.array(schema).max(1000);
+const text = (max: number) => z.string().max(max);
+
+/** Non-negative integer cents (decisions.md: no negative total). */
+const TotalCents = z.int().min(0).max(MAX_SAFE_CENTS).openapi({ type: "integer", format: "int64" });
+
+const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?$/;
+
+/** A real calendar date (Feb 30 refused) in the years 0001..9999. */
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  if (year < 1) return false;
+  const probe = new Date(Date.UTC(2000, month - 1, day));
+  probe.setUTCFullYear(year);
+  return probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
+}
+
+/**
+ * The interface's "local date-time without zone" (`2026-05-01T10:30:00`, seconds and fraction
+ * optional): the importer's wall clock, stored as given. A zone or offset is refused.
+ */
+export const LocalDateTime = z
+  .string()
+  .refine((value) => {
+    const match = LOCAL_DATE_TIME.exec(value);
+    return match !== null && isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]));
+  }, "must be a local date-time YYYY-MM-DDTHH:MM[:SS[.fff]] without zone, in the years 0001..9999")
+  .openapi({ type: "string", example: "2026-05-01T10:30:00" });
+
+const priceItemFields = {
+  created_at: opt(LocalDateTime),
+  experience_id: opt(Uuid),
+  id: opt(Int64),
+  position: opt(Int32),
+  price_cents: opt(TotalCents),
+  price_currency: opt(text(10)),
+  quantity: opt(Int32.min(0)),
+  title_translations: opt(TextMap),
+  updated_at: opt(LocalDateTime),
+};
+export const ReservationPriceExtraSchema = z
+  .object(priceItemFields)
+  .openapi("ReservationPriceExtra");
+export const ReservationPriceLabelSchema = z
+  .object({ ...priceItemFields, islabel1: opt(z.boolean()) })
+  .openapi("ReservationPriceLabel");
+
+const AnswerSchema = z.object({
+  answerType: opt(text(100)),
+  freeText: opt(text(10_000)),
+  questionId: opt(Uuid),
+  selectedOptionIds: opt(list(Int64)),
+});
+
+export const ReservationInputSchema = z
+  .object({
+    id: opt(Uuid).openapi({
+      description: "Ignored: the path's reservationID names the reservation.",
+    }),
+    wineryId: opt(Uuid).openapi({ description: "When sent, must be the API key's winery (403)." }),
+    experienceId: Uuid,
+    date: CalendarDate,
+    time: LocalTimeSchema,
+    closeSlots: opt(z.boolean()),
+    openSlots: opt(z.boolean()),
+    state: opt(text(100)),
+    giftId: opt(Uuid),
+    guestCount01: opt(Int32.min(0)),
+    guestCountTotal: opt(Int32.min(0)),
+    discountTotalCents: opt(TotalCents),
+    dueTotalCents: opt(TotalCents),
+    grossTotalCents: opt(TotalCents),
+    netTotalCents: opt(TotalCents),
+    manualDiscountTotalCents: opt(TotalCents),
+    paidTotalCents: opt(TotalCents),
+    paid: opt(z.boolean()),
+    languageIso: opt(text(35)),
+    message: opt(text(10_000)),
+    origin: opt(text(200)),
+    paymentCurrency: opt(text(10)),
+    createdAt: opt(LocalDateTime),
+    updatedAt: opt(LocalDateTime),
+    additionalQuestionAnswers: opt(list(AnswerSchema)),
+    experiencePriceExtras: opt(list(ReservationPriceExtraSchema)),
+    experiencePriceLabels: opt(list(ReservationPriceLabelSchema)),
+    experienceTitleTranslations: opt(LabelTranslationsSchema),
+    optionalData: opt(FreeObject),
+    otherData: opt(FreeObject),
+    reservationContacts: list(ContactInputSchema).min(1),
+  })
+  .superRefine((input, ctx) => {
+    const masters = input.reservationContacts.filter((c) => c.contactType === "MASTER").length;
+    if (masters !== 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["reservationContacts"],
+        message: `must hold exactly one contact of type MASTER (found ${masters})`,
+      });
+    }
+    if (input.closeSlots && input.openSlots) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["openSlots"],
+        message: "closeSlots and openSlots cannot both be true",
+      });
+    }
+  })
+  .openapi("ReservationInput");
+export type ReservationInput = z.infer<typeof ReservationInputSchema>;
+
+/** E11's path: `NEW` or `null` (a new reservation), or the reservation's uuid. */
+export const ReservationImportParamsSchema = z.object({
+  reservationID: SafeString.refine(
+    (value) => value === "NEW" || value === "null" || Uuid.safeParse(value).success,
+    "must be NEW, null or a uuid",
+  ).openapi({ param: { name: "reservationID", in: "path" }, example: "NEW" }),
+});
+
+export const ReservationIdParamsSchema = z.object({
+  reservationID: SafeString.pipe(Uuid).openapi({
+    param: { name: "reservationID", in: "path" },
+    type: "string",
+    format: "uuid",
+  }),
+});
+
+export const RefundRequestSchema = z
+  .object({
+    amountCents: z
+      .int()
+      .min(1)
+      .max(MAX_SAFE_CENTS)
+      .openapi({ type: "integer", format: "int64", example: 1500 }),
+  })
+  .openapi("RefundRequest");
+export type RefundRequest = z.infer<typeof RefundRequestSchema>;
+
+export const ReservationQuerySchema = z
+  .object({
+    startTime: opt(CalendarDate).openapi({ description: "First reservation date, inclusive." }),
+    endTime: opt(CalendarDate).openapi({ description: "Last reservation date, inclusive." }),
+    ids: opt(list(text(100))).openapi({
+      description: "Reservation ids (any of); an id that is not a uuid matches nothing.",
+    }),
+    states: opt(list(text(100))).openapi({ description: "States (any of), case-insensitive." }),
+    lang: opt(text(35)),
+    wineryId: opt(text(100)).openapi({ description: "When sent, must be the API key's winery." }),
+  })
+  .refine((q) => !q.startTime || !q.endTime || q.startTime <= q.endTime, {
+    path: ["endTime"],
+    message: "endTime must not be before startTime",
+  })
+  .openapi("ReservationQuery");
+export type ReservationQuery = z.infer<typeof ReservationQuerySchema>;
+
+export const ReservationQueryParamsSchema = z.object({
+  Lang: SafeString.max(35)
+    .optional()
+    .openapi({ param: { name: "Lang", in: "query" }, example: "it" }),
+});

@@ -1,0 +1,106 @@
+import { sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import type { AnyDb } from "../../db/types";
+import { AppError, NotFoundError } from "../../lib/errors";
+import type { VwReservation } from "../../schemas/reservation-views";
+import {
+  type IdempotencyOptions,
+  type IdempotentResult,
+  runIdempotently,
+} from "../idempotency/idempotency";
+import { vwReservation } from "./reservation-json";
+
+export const REFUND_ROUTE = "POST /v2/reservations/{reservationID}/refund";
+
+export class NotRefundableError extends AppError {
+  constructor(message: string) {
+    super("NOT_REFUNDABLE", message);
+  }
+}
+
+interface RefundOutcome {
+  found: boolean;
+  refunded: boolean;
+  paid_cents: number | null;
+  rest_cents: number | null;
+  doc: string | null;
+}
+
+/**
+ * The check and the write are one statement: the in-house payment's refunded_cents moves only
+ * while refunded_cents + amount <= amount_cents, evaluated by the UPDATE on the row it locks (a
+ * concurrent refund waits and re-checks on the committed value), and the ledger row is inserted
+ * from that UPDATE's result. So refunds can never exceed what was paid, and the counter always
+ * equals the ledger's sum. The same statement reads the answer: the view's refundedTotalCents and
+ * refundedAt come from this statement's own writes, which its snapshot does not yet show.
+ */
+export async function writeRefund(
+  db: AnyDb,
+  wineryId: string,
+  id: string,
+  amountCents: number,
+): Promise<VwReservation> {
+  const result = await db.execute(sql`
+    with pay as (
+      update reservation_payments p set refunded_cents = p.refunded_cents + ${amountCents}::bigint
+      where p.winery_id = ${wineryId} and p.reservation_id = ${id} and p.in_house
+        and p.refunded_cents + ${amountCents}::bigint <= p.amount_cents
+      returning p.id, p.refunded_cents
+    ),
+    ledger as (
+      insert into reservation_refunds (winery_id, reservation_id, payment_id, amount_cents)
+      select ${wineryId}, ${id}, pay.id, ${amountCents}::bigint from pay
+      returning created_at
+    )
+    select exists (select 1 from pay) as refunded,
+      r.id is not null as found,
+      (select p.amount_cents from reservation_payments p
+        where p.winery_id = ${wineryId} and p.reservation_id = ${id} and p.in_house) as paid_cents,
+      (select p.amount_cents - p.refunded_cents from reservation_payments p
+        where p.winery_id = ${wineryId} and p.reservation_id = ${id} and p.in_house) as rest_cents,
+      case when r.id is null then null else (${vwReservation({
+        refundedTotalCents: sql`(select refunded_cents from pay)`,
+        refundedAt: sql`(select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') from ledger)`,
+      })})::text end as doc
+    from (select 1) one
+    left join reservations r on r.winery_id = ${wineryId} and r.id = ${id}
+    left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id`);
+  const row = (result as unknown as { rows: RefundOutcome[] }).rows[0];
+  if (!row?.found) throw new NotFoundError("Reservation", id);
+  if (!row.refunded || row.doc === null) {
+    if (row.paid_cents === null)
+      throw new NotRefundableError(`Reservation ${id} has no in-house payment to refund.`);
+    const rest = Number(row.rest_cents ?? 0);
+    throw new NotRefundableError(
+      rest <= 0
+        ? `The in-house payment of reservation ${id} is already fully refunded.`
+        : `${amountCents} cents is over the refundable rest of ${rest} cents of reservation ${id}.`,
+    );
+  }
+  return JSON.parse(row.doc) as VwReservation;
+}
+
+/**
+ * E14: refunds `amountCents` of the reservation's in-house payment; its state never changes.
+ * Without an Idempotency-Key one statement (one round trip); with one, the shared idempotency
+ * rules (replay, 409 in flight, 422 on another payload) at one KV read plus one transaction.
+ */
+export async function refundReservation(
+  db: Database,
+  wineryId: string,
+  id: string,
+  amountCents: number,
+  options: { idempotency?: IdempotencyOptions } = {},
+): Promise<IdempotentResult<VwReservation>> {
+  const reservationId = id.toLowerCase();
+  if (!options.idempotency) {
+    return {
+      value: await writeRefund(db.http, wineryId, reservationId, amountCents),
+      replayed: false,
+    };
+  }
+  const scope = { wineryId, route: REFUND_ROUTE, key: options.idempotency.key };
+  return runIdempotently(db, scope, options.idempotency, (tx) =>
+    writeRefund(tx, wineryId, reservationId, amountCents),
+  );
+}

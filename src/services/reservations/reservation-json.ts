@@ -1,0 +1,158 @@
+import { type SQL, sql } from "drizzle-orm";
+
+/**
+ * The reservation documents, built by Postgres as JSON in the statement that reads them (E11's
+ * read-back, E16's batches, E14's refund): contacts, price items, payments and refunds come from
+ * correlated subqueries on the reservation row `r` (and its experience `e`), never one query per
+ * reservation. Every subquery filters by r.winery_id.
+ */
+
+const LOCAL_FORMAT = `'YYYY-MM-DD"T"HH24:MI:SS.MS'`;
+const UTC_FORMAT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+/** A local timestamp (no zone) as the interface's local date-time text. */
+const local = (column: string) => sql.raw(`to_char(${column}, ${LOCAL_FORMAT})`);
+/** A timestamptz as an ISO instant in UTC. */
+const utc = (expr: string) => sql.raw(`to_char((${expr}) at time zone 'UTC', ${UTC_FORMAT})`);
+
+const CONTACT_OBJECT =
+  sql.raw(`jsonb_build_object('contactId', c.id, 'contactType', rc.contact_type,
+  'countryIso', c.country_iso, 'email', c.email, 'firstName', c.first_name, 'lastName', c.last_name,
+  'phoneNumber', c.phone_number, 'acceptedMarketing', c.accepted_marketing,
+  'acceptedPrivacyTerms', c.accepted_privacy_terms, 'acceptedProfiling', c.accepted_profiling,
+  'manualMarketing', c.manual_marketing, 'unsubscribed', c.unsubscribed, 'otherData', c.other_data)`);
+const CONTACTS_FROM = sql.raw(`from reservation_contacts rc
+  join contacts c on c.id = rc.contact_id and c.winery_id = rc.winery_id
+  where rc.winery_id = r.winery_id and rc.reservation_id = r.id`);
+
+const contacts = sql`coalesce((select jsonb_agg(${CONTACT_OBJECT} order by rc.position) ${CONTACTS_FROM}), '[]'::jsonb)`;
+const masterContact = sql`(select ${CONTACT_OBJECT} ${CONTACTS_FROM} and rc.contact_type = 'MASTER' order by rc.position limit 1)`;
+const masterContactId = sql.raw(
+  `(select rc.contact_id from reservation_contacts rc where rc.winery_id = r.winery_id and rc.reservation_id = r.id and rc.contact_type = 'MASTER' order by rc.position limit 1)`,
+);
+
+function priceItems(kind: "EXTRA" | "LABEL"): SQL {
+  const label =
+    kind === "LABEL" ? sql.raw(`|| jsonb_build_object('islabel1', pi.islabel1)`) : sql``;
+  return sql`coalesce((select jsonb_agg(jsonb_build_object(
+      'created_at', ${local("pi.item_created_at")}, 'experience_id', pi.experience_id, 'id', pi.item_id,
+      'position', pi.position, 'price_cents', pi.price_cents, 'price_currency', pi.price_currency,
+      'quantity', pi.quantity, 'title_translations', pi.title_translations,
+      'updated_at', ${local("pi.item_updated_at")}) ${label} order by pi.sort_order)
+    from reservation_price_items pi
+    where pi.winery_id = r.winery_id and pi.reservation_id = r.id and pi.kind = ${kind}), '[]'::jsonb)`;
+}
+
+const paidAt = sql`(select ${utc("min(p.captured_at)")} from reservation_payments p
+  where p.winery_id = r.winery_id and p.reservation_id = r.id)`;
+const refundedTotal = sql.raw(`(select coalesce(sum(rf.amount_cents), 0) from reservation_refunds rf
+  where rf.winery_id = r.winery_id and rf.reservation_id = r.id)`);
+const refundedAt = sql`(select ${utc("max(rf.created_at)")} from reservation_refunds rf
+  where rf.winery_id = r.winery_id and rf.reservation_id = r.id)`;
+
+/** The title in language `lang` (lower case): the reservation's own label first, then the experience's. */
+function titleIn(lang: SQL): SQL {
+  return sql`coalesce(
+    (select t->>'label' from jsonb_array_elements(case when jsonb_typeof(r.experience_title_translations->'translations') = 'array'
+        then r.experience_title_translations->'translations' else '[]'::jsonb end) t
+      where lower(t->>'languageISO') = ${lang} limit 1),
+    e.title_translations->>${lang})`;
+}
+
+/**
+ * The experience title in the requested language, else its base language (`en-US` -> `en`), else
+ * the reservation's language, else English, else any title the experience has.
+ */
+function experienceTitle(lang: string | null): SQL {
+  const requested = sql`lower(${lang}::text)`;
+  return sql`coalesce(${titleIn(requested)},
+    ${titleIn(sql`split_part(replace(${requested}, '_', '-'), '-', 1)`)},
+    ${titleIn(sql`lower(r.language_iso)`)},
+    ${titleIn(sql`'en'`)},
+    (select x.value from jsonb_each_text(e.title_translations) x order by x.key limit 1))`;
+}
+
+/** E11/E16's reservation fields (without the nested `reservation`), as one jsonb value. */
+export function reservationFields(lang: string | null): SQL {
+  return sql`jsonb_build_object(
+      'id', r.id, 'wineryId', r.winery_id, 'experienceId', r.experience_id, 'slotId', r.slot_id,
+      'giftId', r.gift_id, 'contactId', ${masterContactId},
+      'createdAt', ${local("r.created_at")}, 'updatedAt', ${local("r.updated_at")},
+      'date', r.date, 'time', r.time::text, 'state', r.state,
+      'guestCount01', r.guest_count01, 'guestCountTotal', r.guest_count_total,
+      'discountTotalCents', r.discount_total_cents, 'dueTotalCents', r.due_total_cents,
+      'grossTotalCents', r.gross_total_cents, 'netTotalCents', r.net_total_cents,
+      'manualDiscountTotalCents', r.manual_discount_total_cents, 'paidTotalCents', r.paid_total_cents,
+      'paid', r.paid, 'languageIso', r.language_iso, 'message', r.message, 'origin', r.origin,
+      'paymentCurrency', r.payment_currency, 'optionalData', r.optional_data, 'otherData', r.other_data)
+    || jsonb_build_object(
+      'refundedTotalCents', ${refundedTotal}, 'paidAt', ${paidAt}, 'refundedAt', ${refundedAt},
+      'additionalQuestionAnswers', coalesce(r.additional_question_answers, '[]'::jsonb),
+      'experiencePriceExtras', ${priceItems("EXTRA")},
+      'experiencePriceLabels', ${priceItems("LABEL")},
+      'experienceTitleTranslations', r.experience_title_translations,
+      'experienceTitle', ${experienceTitle(lang)},
+      'reservationContacts', ${contacts},
+      'reservationMasterContact', ${masterContact})`;
+}
+
+/**
+ * `select` of the reservation documents (`doc`, JSON text, with the nested `reservation`) and the
+ * keyset columns, from `reservations r` joined to its experience; the caller adds where/order.
+ */
+export function reservationDocumentSelect(lang: string | null): SQL {
+  return sql`select r.date::text as date, r.time::text as time, r.id::text as id,
+      (d.doc || jsonb_build_object('reservation', d.doc))::text as doc
+    from reservations r
+    left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id
+    cross join lateral (select ${reservationFields(lang)} as doc) d`;
+}
+
+export interface VwOverrides {
+  /** The refund counter as the statement's own UPDATE left it (the snapshot predates it). */
+  refundedTotalCents: SQL;
+  refundedAt: SQL;
+}
+
+/** E14's VwReservation of `r` (with `e`), as one jsonb value. */
+export function vwReservation(overrides: VwOverrides): SQL {
+  // The stored local date-times read as UTC: VwReservation's fields are instants.
+  const at = (column: string) => sql.raw(`to_char(${column}, ${UTC_FORMAT})`);
+  return sql`jsonb_build_object(
+      'checkedIn', null, 'contactId', ${masterContactId},
+      'createdAt', ${at("r.created_at")}, 'updatedAt', ${at("r.updated_at")},
+      'date', r.date,
+      'time', jsonb_build_object('hour', extract(hour from r.time)::int, 'minute', extract(minute from r.time)::int,
+        'second', extract(second from r.time)::int, 'nano', 0),
+      'startDateTime', null, 'endDateTime', null,
+      'discountTotalCents', r.discount_total_cents, 'dueTotalCents', r.due_total_cents,
+      'giftAmountCents', null, 'grossTotalCents', r.gross_total_cents,
+      'manualDiscountTotalCents', r.manual_discount_total_cents, 'netTotalCents', r.net_total_cents,
+      'refundedTotalCents', ${overrides.refundedTotalCents},
+      'guestCount01', r.guest_count01, 'guestCountTotal', r.guest_count_total,
+      'manualOriginId', null, 'manualPaymentMethodId', null)
+    || jsonb_build_object(
+      'employeeId', null, 'experienceId', r.experience_id, 'giftId', r.gift_id, 'id', r.id,
+      'paymentId', null, 'roomId', null, 'wineryId', r.winery_id,
+      'paidAt', ${paidAt}, 'refundedAt', ${overrides.refundedAt},
+      'experience', case when e.id is null then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
+        'id', e.id, 'titleTranslations', e.title_translations, 'duration', e.duration)) end,
+      'experiencePrices', '[]'::jsonb, 'experiencePricesExtras', '[]'::jsonb,
+      'experienceTranslations', '[]'::jsonb,
+      'reservationContacts', ${contacts},
+      'reservationPriceExtras', ${priceItems("EXTRA")},
+      'reservationPriceLabels', ${priceItems("LABEL")})
+    || jsonb_build_object(
+      'experienceTitleIt', ${titleIn(sql`'it'`)}, 'feedback', null, 'languageIso', r.language_iso,
+      'masterContactName', (select c.first_name || ' ' || c.last_name ${CONTACTS_FROM} and rc.contact_type = 'MASTER' order by rc.position limit 1),
+      'message', r.message, 'notes', null, 'origin', r.origin, 'paymentCurrency', r.payment_currency,
+      'paymentMethod', (select 'IN_HOUSE' from reservation_payments p
+        where p.winery_id = r.winery_id and p.reservation_id = r.id and p.in_house),
+      'reservationOrigin', r.origin, 'reservationOriginIt', null, 'state', r.state, 'type', null,
+      'visitReasonId', null, 'wineryChannelId', null, 'wineryChannelTypeId', null,
+      'hasPaymentLink', null, 'invoiceData', null, 'isSales', null, 'isTourOperator', null,
+      'notifyContact', null, 'paid', r.paid, 'optionalData', r.optional_data,
+      'otherData', r.other_data, 'reservationMasterContact', ${masterContact})`;
+}
+
+/** The ledger's current sum and last instant, for a VwReservation outside a refund. */
+export const ledgerTotals: VwOverrides = { refundedTotalCents: refundedTotal, refundedAt };

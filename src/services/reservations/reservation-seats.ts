@@ -1,0 +1,90 @@
+import { and, eq, sql } from "drizzle-orm";
+import { slots } from "../../db/schema";
+import type { AnyDb } from "../../db/types";
+import { AppError } from "../../lib/errors";
+
+export interface SeatHolding {
+  /** The slot whose reserved_count holds the seats; null holds nothing. */
+  slotId: string | null;
+  seats: number;
+}
+
+export interface SlotSwitch {
+  close: boolean;
+  open: boolean;
+}
+
+/** 409 CONFLICT: the slot has no room for the reservation's guests. */
+export class SlotFullError extends AppError {
+  constructor(slotId: string, reservationId: string, seats: number) {
+    super(
+      "CONFLICT",
+      `Slot ${slotId} has no room for the ${seats} guest(s) of reservation ${reservationId} (or was deleted meanwhile); nothing was written.`,
+      { extensions: { slotId, reservationId } },
+    );
+  }
+}
+
+/**
+ * Moves `delta` seats on one slot in ONE conditional UPDATE, the slots table's documented rule:
+ * seats are taken only while occupied_count + delta <= max_parties, checked on the row as locked
+ * by the UPDATE itself (never read-then-write), so concurrent reservations cannot overfill it.
+ * Releasing (delta <= 0) always succeeds. Answers whether the row moved.
+ */
+async function moveSeats(
+  tx: AnyDb,
+  wineryId: string,
+  slotId: string,
+  delta: number,
+  switches: SlotSwitch,
+): Promise<boolean> {
+  const rows = await tx
+    .update(slots)
+    .set({
+      reservedCount: sql`greatest(${slots.reservedCount} + ${delta}::int, 0)`,
+      ...(switches.close && { active: false, updatedAt: sql`now()` }),
+      ...(switches.open && { active: true, updatedAt: sql`now()` }),
+    })
+    .where(
+      and(
+        eq(slots.wineryId, wineryId),
+        eq(slots.id, slotId),
+        sql`(${delta}::int <= 0 or ${slots.occupiedCount} + ${delta}::int <= ${slots.maxParties})`,
+      ),
+    )
+    .returning({ id: slots.id });
+  return rows.length > 0;
+}
+
+/**
+ * Makes the slots' occupancy follow the reservation, inside the caller's transaction: the seats
+ * the reservation held (`before`) are released and the new ones (`after`) taken; on the same slot,
+ * only the difference moves. Two slots are updated in id order, so two reservations moving in
+ * opposite directions lock them in the same order and cannot deadlock. closeSlots/openSlots act on
+ * the new slot. A slot without room is 409 and the caller's transaction writes nothing.
+ */
+export async function followSeats(
+  tx: AnyDb,
+  wineryId: string,
+  reservationId: string,
+  before: SeatHolding,
+  after: SeatHolding,
+  switches: SlotSwitch,
+): Promise<void> {
+  const moves: { slotId: string; delta: number; switches: SlotSwitch }[] = [];
+  const none = { close: false, open: false };
+  if (before.slotId && before.slotId === after.slotId) {
+    moves.push({ slotId: after.slotId, delta: after.seats - before.seats, switches });
+  } else {
+    if (before.slotId && before.seats > 0)
+      moves.push({ slotId: before.slotId, delta: -before.seats, switches: none });
+    if (after.slotId) moves.push({ slotId: after.slotId, delta: after.seats, switches });
+  }
+  moves.sort((a, b) => (a.slotId < b.slotId ? -1 : 1));
+  for (const move of moves) {
+    if (move.delta === 0 && !move.switches.close && !move.switches.open) continue;
+    if (!(await moveSeats(tx, wineryId, move.slotId, move.delta, move.switches))) {
+      throw new SlotFullError(move.slotId, reservationId, after.seats);
+    }
+  }
+}

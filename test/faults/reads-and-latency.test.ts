@@ -1,0 +1,133 @@
+import { exports } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CONNECT_TIMEOUT_MS } from "../../src/db/client";
+import type { Order } from "../../src/schemas/orders";
+import { EXPORT_BATCH_SIZE } from "../../src/services/contacts/export-contacts";
+import { api } from "../helpers/api";
+import { createTenant, insertContacts, type TestTenant } from "../helpers/factories";
+import {
+  clearFault,
+  expectUnavailable,
+  faultState,
+  resetFaultsAfterEach,
+  setFault,
+} from "../helpers/faults";
+import { externalOrder, importedOrder, importOrder } from "../helpers/orders";
+
+/**
+ * Reads with the database refused or cut (503 with Retry-After, the streamed exports before their
+ * status line), and reads and writes through a slow database (the same answers).
+ */
+resetFaultsAfterEach();
+
+let tenant: TestTenant;
+let order: Order;
+beforeAll(async () => {
+  tenant = await createTenant();
+  order = await importedOrder(tenant, { date: "2026-04-10" });
+  await insertContacts(tenant.wineryId, 3, new Date("2026-04-10T10:00:00Z"));
+});
+
+const wide = { dateFrom: "2000-01-01T00:00:00Z", dateTo: "2100-01-01T00:00:00Z" };
+const reads: [string, () => Promise<Response>][] = [
+  ["GET /v4/orders/{id}", () => api(`/v4/orders/${order.id}`, { key: tenant.apiKey })],
+  ["E20 POST /v4/orders/query", () => api("/v4/orders/query", { key: tenant.apiKey, body: wide })],
+  [
+    "E17 POST /v3/contacts/query (streamed)",
+    () => api("/v3/contacts/query", { key: tenant.apiKey, body: wide }),
+  ],
+  [
+    "E18 POST /v2/contacts/query (streamed)",
+    () => api("/v2/contacts/query", { key: tenant.apiKey, body: wide }),
+  ],
+];
+
+/** The key verified in this isolate just before a fault, so the fault meets the route's own query. */
+async function verifyKey() {
+  expect((await api("/v2/no-such-route", { key: tenant.apiKey })).status).toBe(404);
+}
+
+describe("reads with the database down", () => {
+  it.each(reads)(
+    "%s: 503 with Retry-After when refused, and when cut mid-query",
+    async (_, read) => {
+      for (const fault of [{ mode: "refuse" }, { mode: "drop", afterQueries: 0 }] as const) {
+        await verifyKey();
+        await setFault(fault);
+        const response = await read();
+        expect((await faultState()).tripped).toBe(true);
+        await clearFault();
+        // A streamed export reads its first batch before the status line: a failure there is a
+        // whole problem+json answer, never a 200 with a cut body.
+        await expectUnavailable(response);
+      }
+      expect((await read()).status).toBe(200);
+    },
+  );
+});
+
+describe("a connection lost in the middle of a streamed export", () => {
+  it("E17 has sent its 200 already: the body is cut off, never a complete-looking array", async () => {
+    const big = await createTenant();
+    await insertContacts(big.wineryId, EXPORT_BATCH_SIZE + 1, new Date("2026-04-10T10:00:00Z"));
+    expect((await api("/v2/no-such-route", { key: big.apiKey })).status).toBe(404);
+    await setFault({ mode: "drop", afterQueries: 1 }); // the first batch passes, the second is cut
+    // Not through api(): its schema check reads the whole body, which is what fails here.
+    const response = await exports.default.fetch("http://api.test/api/v3/contacts/query", {
+      method: "POST",
+      headers: { APIKey: big.apiKey, "Content-Type": "application/json" },
+      body: JSON.stringify(wide),
+    });
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow();
+    expect((await faultState()).tripped).toBe(true);
+  });
+});
+
+describe("a slow database", () => {
+  it("answers a transactional write and the reads after it exactly as a fast one", async () => {
+    const input = externalOrder({ date: "2026-04-11" });
+    const key = `latency-${crypto.randomUUID()}`;
+    await setFault({ mode: "latency", latencyMs: 300 });
+    const imported = await importOrder(tenant, input, { "Idempotency-Key": key });
+    expect(imported.status).toBe(200);
+    const created = (await imported.json()) as Order;
+    expect(created).toMatchObject({
+      externalId: input.id,
+      totals: input.totals,
+    });
+    const read = await api(`/v4/orders/${created.id}`, { key: tenant.apiKey });
+    expect(await read.json()).toEqual(created);
+    const replayed = await importOrder(tenant, input, { "Idempotency-Key": key });
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await replayed.json()).toEqual(created);
+    const state = await faultState();
+    await clearFault();
+    expect(state).toMatchObject({ mode: "latency", tripped: true });
+    expect(state.queries).toBeGreaterThanOrEqual(3);
+    const page = (await (
+      await api("/v4/orders/query", {
+        key: tenant.apiKey,
+        body: { dateFrom: "2026-04-11T00:00:00Z", dateTo: "2026-04-11T00:00:00Z" },
+      })
+    ).json()) as { orders: Order[] };
+    expect(page.orders).toEqual([created]);
+  });
+
+  it("streams an export whole", async () => {
+    await setFault({ mode: "latency", latencyMs: 200 });
+    const response = await api("/v3/contacts/query", { key: tenant.apiKey, body: wide });
+    expect(response.status).toBe(200);
+    expect((await response.json()) as unknown[]).toHaveLength(3);
+    expect((await faultState()).tripped).toBe(true);
+  });
+});
+
+describe("how fast a dead database answers", () => {
+  it("is configuration, not measurement: the WebSocket connect gives up within 2 s", () => {
+    // A refused or cut connection fails the driver at once (the tests above); a silent one is
+    // bounded by the transaction client's connect timeout (src/db/client.ts).
+    expect(CONNECT_TIMEOUT_MS).toBeGreaterThan(0);
+    expect(CONNECT_TIMEOUT_MS).toBeLessThanOrEqual(2_000);
+  });
+});

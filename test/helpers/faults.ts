@@ -1,0 +1,43 @@
+import { env } from "cloudflare:workers";
+import { afterEach, expect } from "vitest";
+import type { FaultSettings } from "../../scripts/local-db";
+import { expectProblem } from "./api";
+
+/** What the local Neon stand-ins report about the fault in force (scripts/local-db/faults.ts). */
+export interface FaultState extends FaultSettings {
+  queries: number;
+  tripped: boolean;
+}
+
+/**
+ * Sets a fault on the local database endpoints (both the SQL-over-HTTP endpoint and the WebSocket
+ * relay): `refuse` cuts every new connection, `drop` cuts the connection of the query after
+ * `afterQueries`, `latency` delays every query by `latencyMs`. It stays until the next call.
+ */
+export async function setFault(
+  settings: Partial<FaultSettings> & Pick<FaultSettings, "mode">,
+): Promise<void> {
+  const response = await fetch(env.TEST_FAULTS_URL, {
+    method: "POST",
+    body: JSON.stringify(settings),
+  });
+  if (response.status !== 200) throw new Error(`fault not set: ${await response.text()}`);
+}
+
+export const clearFault = () => setFault({ mode: "none" });
+
+export async function faultState(): Promise<FaultState> {
+  return (await (await fetch(env.TEST_FAULTS_URL)).json()) as FaultState;
+}
+
+/** 503 SERVICE_UNAVAILABLE problem+json with a positive Retry-After. */
+export async function expectUnavailable(response: Response): Promise<void> {
+  const retryAfter = response.headers.get("Retry-After");
+  await expectProblem(response, 503, "SERVICE_UNAVAILABLE");
+  expect(Number(retryAfter)).toBeGreaterThan(0);
+}
+
+/** Registers the reset after every test of the file, so a fault never outlives its test. */
+export function resetFaultsAfterEach(): void {
+  afterEach(clearFault);
+}

@@ -1,0 +1,174 @@
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reservations } from "../../src/db/schema";
+import { expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
+import { createExperience } from "../helpers/experiences";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import {
+  contact,
+  experienceWithSlot,
+  importOk,
+  putReservation,
+  refundOk,
+  reservationBody,
+  slotState,
+} from "../helpers/reservations";
+
+let tenant: TestTenant;
+let other: TestTenant;
+beforeAll(async () => {
+  [tenant, other] = await Promise.all([createTenant(), createTenant()]);
+});
+
+const stored = (wineryId: string, id: string) =>
+  testDb()
+    .select()
+    .from(reservations)
+    .where(and(eq(reservations.wineryId, wineryId), eq(reservations.id, id)));
+
+describe("E11: errors", () => {
+  it.each(["abc", "NEW1", "new", "12345"])("path %s is 400 naming reservationID", async (path) => {
+    const target = await experienceWithSlot(tenant);
+    const problem = await expectProblem(
+      await putReservation(tenant, path, reservationBody(target)),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["param.reservationID"]);
+  });
+
+  it.each([
+    ["no contact", []],
+    ["no MASTER", [contact("SECONDARY")]],
+    ["two MASTERs", [contact("MASTER"), contact("MASTER")]],
+  ])("%s is 400 naming reservationContacts, writing nothing", async (_, contacts) => {
+    const target = await experienceWithSlot(tenant);
+    const id = crypto.randomUUID();
+    const problem = await expectProblem(
+      await putReservation(tenant, id, reservationBody(target, { reservationContacts: contacts })),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toContain("reservationContacts");
+    expect(await stored(tenant.wineryId, id)).toEqual([]);
+  });
+
+  it.each([
+    ["a date-time with a zone as createdAt", { createdAt: "2026-01-01T10:00:00Z" }, "createdAt"],
+    ["February 30th", { date: "2027-02-30" }, "date"],
+    ["a negative total", { grossTotalCents: -1 }, "grossTotalCents"],
+    ["a fractional paidTotalCents", { paidTotalCents: 10.5 }, "paidTotalCents"],
+    ["closeSlots and openSlots", { closeSlots: true, openSlots: true }, "openSlots"],
+    ["a time with nanos", { time: { hour: 10, minute: 0, nano: 5 } }, "time.nano"],
+  ])("%s is 400 naming the field", async (_, extra, path) => {
+    const target = await experienceWithSlot(tenant);
+    const problem = await expectProblem(
+      await putReservation(tenant, "NEW", reservationBody(target, extra)),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toContain(path);
+  });
+
+  it("an overfilling reservation is 409 naming the slot and the reservation, writing nothing", async () => {
+    const target = await experienceWithSlot(tenant, "2027-06-05", 4);
+    await importOk(tenant, "NEW", reservationBody(target, { guestCountTotal: 3 }));
+    const id = crypto.randomUUID();
+    const email = `${crypto.randomUUID()}@example.com`;
+    const problem = await expectProblem(
+      await putReservation(
+        tenant,
+        id,
+        reservationBody(target, {
+          guestCountTotal: 2,
+          paidTotalCents: 100,
+          reservationContacts: [contact("MASTER", email)],
+        }),
+      ),
+      409,
+      "CONFLICT",
+    );
+    expect(problem.detail).toContain(target.slotId);
+    expect(problem.detail).toContain(id);
+    expect(problem).toMatchObject({ slotId: target.slotId, reservationId: id });
+    expect(await stored(tenant.wineryId, id)).toEqual([]);
+    expect((await slotState(target.slotId)).reservedCount).toBe(3);
+  });
+
+  it("growing a reservation past the slot's room is 409 and keeps the stored one", async () => {
+    const target = await experienceWithSlot(tenant, "2027-06-06", 4);
+    const id = crypto.randomUUID();
+    await importOk(tenant, id, reservationBody(target, { guestCountTotal: 3 }));
+    await expectProblem(
+      await putReservation(tenant, id, reservationBody(target, { guestCountTotal: 5 })),
+      409,
+      "CONFLICT",
+    );
+    const [row] = await stored(tenant.wineryId, id);
+    expect(row?.guestCountTotal).toBe(3);
+    expect((await slotState(target.slotId)).reservedCount).toBe(3);
+  });
+
+  it("paidTotalCents below what was refunded is 409, writing nothing", async () => {
+    const target = await experienceWithSlot(tenant);
+    const id = crypto.randomUUID();
+    await importOk(tenant, id, reservationBody(target, { paidTotalCents: 5000 }));
+    await refundOk(tenant, id, 3000);
+    for (const paidTotalCents of [2999, 0]) {
+      const problem = await expectProblem(
+        await putReservation(tenant, id, reservationBody(target, { paidTotalCents, message: "x" })),
+        409,
+        "CONFLICT",
+      );
+      expect(problem.detail).toContain("refunded");
+    }
+    const [row] = await stored(tenant.wineryId, id);
+    expect(row).toMatchObject({ paidTotalCents: 5000, message: null });
+    const ok = await importOk(tenant, id, reservationBody(target, { paidTotalCents: 3000 }));
+    expect(ok).toMatchObject({ paidTotalCents: 3000, refundedTotalCents: 3000 });
+  });
+});
+
+describe("E11: tenancy", () => {
+  it("another winery's experience is 404", async () => {
+    const theirs = await createExperience(other);
+    const id = crypto.randomUUID();
+    await expectProblem(
+      await putReservation(
+        tenant,
+        id,
+        reservationBody({ experienceId: theirs.id, date: "2027-01-01", time: "10:00" }),
+      ),
+      404,
+      "NOT_FOUND",
+    );
+    expect(await stored(tenant.wineryId, id)).toEqual([]);
+  });
+
+  it("a wineryId in the body other than the key's is 403", async () => {
+    const target = await experienceWithSlot(tenant);
+    await expectProblem(
+      await putReservation(tenant, "NEW", reservationBody(target, { wineryId: other.wineryId })),
+      403,
+      "FORBIDDEN",
+    );
+  });
+
+  it("another winery importing the same uuid gets its own reservation; the first is untouched", async () => {
+    const mine = await experienceWithSlot(tenant);
+    const theirs = await experienceWithSlot(other);
+    const id = crypto.randomUUID();
+    await importOk(tenant, id, reservationBody(mine, { message: "mine" }));
+    const response = await putReservation(
+      other,
+      id,
+      reservationBody(theirs, { message: "theirs" }),
+      other.apiKey,
+    );
+    expect(response.status).toBe(200);
+    const [row] = await stored(tenant.wineryId, id);
+    expect(row?.message).toBe("mine");
+    expect(await stored(other.wineryId, id)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,265 @@
+import { and, eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { contacts, reservationContacts, reservations } from "../../src/db/schema";
+import { testDb } from "../helpers/db";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import {
+  contact,
+  createSlot,
+  experienceWithSlot,
+  importOk,
+  putReservation,
+  reservationBody,
+  slotState,
+} from "../helpers/reservations";
+import { countRoundTrips } from "../helpers/round-trips";
+
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const storedRows = (id: string) =>
+  testDb()
+    .select()
+    .from(reservations)
+    .where(and(eq(reservations.wineryId, tenant.wineryId), eq(reservations.id, id)));
+
+describe("E11 PUT /v2/reservations/import/{reservationID}: happy", () => {
+  it.each(["NEW", "null"])("%s creates a reservation with a new uuid on its slot", async (path) => {
+    const target = await experienceWithSlot(tenant);
+    const body = reservationBody(target, {
+      guestCountTotal: 3,
+      grossTotalCents: 7500,
+      message: "Window table, please",
+      otherData: JSON.parse('{"__proto__":1,"nested":{"a":[1,2]}}'),
+      experiencePriceExtras: [
+        {
+          id: 7,
+          position: 1,
+          price_cents: 500,
+          price_currency: "EUR",
+          quantity: 2,
+          title_translations: { en: "Cheese board" },
+          created_at: "2026-01-02T10:00:00",
+        },
+      ],
+      experiencePriceLabels: [{ id: 1, price_cents: 2500, quantity: 3, islabel1: true }],
+      createdAt: "2026-01-02T10:00:00",
+    });
+    const reservation = await importOk(tenant, path, body);
+    expect(reservation.id).toMatch(UUID);
+    expect(reservation).toMatchObject({
+      wineryId: tenant.wineryId,
+      experienceId: target.experienceId,
+      slotId: target.slotId,
+      date: target.date,
+      time: "15:00:00",
+      state: "CONFIRMED",
+      guestCountTotal: 3,
+      grossTotalCents: 7500,
+      message: "Window table, please",
+      createdAt: "2026-01-02T10:00:00.000",
+      refundedTotalCents: 0,
+      paidAt: null,
+      refundedAt: null,
+      experienceTitle: "Tasting",
+      experiencePriceExtras: [
+        {
+          id: 7,
+          position: 1,
+          price_cents: 500,
+          price_currency: "EUR",
+          quantity: 2,
+          title_translations: { en: "Cheese board" },
+          created_at: "2026-01-02T10:00:00.000",
+          updated_at: null,
+          experience_id: null,
+        },
+      ],
+      experiencePriceLabels: [{ id: 1, price_cents: 2500, quantity: 3, islabel1: true }],
+    });
+    expect(Object.keys(reservation.otherData ?? {}).sort()).toEqual(["__proto__", "nested"]);
+    const { reservation: nested, closeSlots, openSlots, ...top } = reservation;
+    expect(nested).toEqual(top);
+    expect(closeSlots).toBeUndefined();
+    expect(openSlots).toBeUndefined();
+    const master = reservation.reservationContacts[0];
+    expect(master).toMatchObject({
+      contactType: "MASTER",
+      email: body.reservationContacts[0]?.email,
+    });
+    expect(reservation.reservationMasterContact).toEqual(master);
+    expect(reservation.contactId).toBe(master?.contactId);
+    expect((await slotState(target.slotId)).reservedCount).toBe(3);
+  });
+
+  it("a given unknown uuid creates the reservation with that id; the same id again updates it", async () => {
+    const target = await experienceWithSlot(tenant);
+    const id = crypto.randomUUID();
+    const created = await importOk(tenant, id, reservationBody(target, { guestCountTotal: 4 }));
+    expect(created.id).toBe(id);
+    const updated = await importOk(
+      tenant,
+      id.toUpperCase(),
+      reservationBody(target, { guestCountTotal: 6, state: "draft", message: "late" }),
+    );
+    expect(updated).toMatchObject({ id, guestCountTotal: 6, state: "draft", message: "late" });
+    expect(updated.createdAt).toBe(created.createdAt);
+    expect(await storedRows(id)).toHaveLength(1);
+    expect((await slotState(target.slotId)).reservedCount).toBe(6);
+  });
+
+  it("upserts contacts by email: the same person in another reservation links the same contact", async () => {
+    const target = await experienceWithSlot(tenant);
+    const email = `Shared.${crypto.randomUUID().slice(0, 8)}@Example.com`;
+    const first = await importOk(
+      tenant,
+      "NEW",
+      reservationBody(target, {
+        reservationContacts: [contact("MASTER", email), contact("SECONDARY")],
+      }),
+    );
+    const second = await importOk(
+      tenant,
+      "NEW",
+      reservationBody(target, {
+        reservationContacts: [
+          contact("SECONDARY"),
+          { ...contact("MASTER", `  ${email.toLowerCase()} `), firstName: "Giulietta" },
+        ],
+      }),
+    );
+    expect(first.reservationContacts.map((c) => c.contactType)).toEqual(["MASTER", "SECONDARY"]);
+    expect(second.reservationMasterContact?.contactId).toBe(
+      first.reservationMasterContact?.contactId,
+    );
+    expect(second.reservationMasterContact?.firstName).toBe("Giulietta");
+    const rows = await testDb()
+      .select()
+      .from(contacts)
+      .where(
+        and(eq(contacts.wineryId, tenant.wineryId), eq(contacts.emailKey, email.toLowerCase())),
+      );
+    expect(rows).toHaveLength(1);
+  });
+
+  it("closeSlots closes the slot and openSlots reopens it", async () => {
+    const target = await experienceWithSlot(tenant);
+    const id = crypto.randomUUID();
+    const closed = await importOk(tenant, id, reservationBody(target, { closeSlots: true }));
+    expect(closed.closeSlots).toBe(true);
+    expect((await slotState(target.slotId)).active).toBe(false);
+    await importOk(tenant, id, reservationBody(target, { openSlots: true }));
+    expect(await slotState(target.slotId)).toMatchObject({ active: true, reservedCount: 2 });
+  });
+
+  it("moving a reservation releases the old slot's seats and takes the new one's", async () => {
+    const target = await experienceWithSlot(tenant, "2027-04-10");
+    const later = await createSlot(tenant, target.experienceId, "2027-04-11", "10:30:00");
+    const id = crypto.randomUUID();
+    await importOk(tenant, id, reservationBody(target, { guestCountTotal: 5 }));
+    const moved = await importOk(
+      tenant,
+      id,
+      reservationBody({ ...target, date: "2027-04-11", time: "10:30" }, { guestCountTotal: 4 }),
+    );
+    expect(moved).toMatchObject({ slotId: later, date: "2027-04-11", time: "10:30:00" });
+    expect((await slotState(target.slotId)).reservedCount).toBe(0);
+    expect((await slotState(later)).reservedCount).toBe(4);
+  });
+
+  it("without a slot at that date and time the reservation is stored without one", async () => {
+    const target = await experienceWithSlot(tenant);
+    const reservation = await importOk(
+      tenant,
+      "NEW",
+      reservationBody({ ...target, time: "18:45" }, { guestCountTotal: 40, closeSlots: true }),
+    );
+    expect(reservation).toMatchObject({ slotId: null, time: "18:45:00", guestCountTotal: 40 });
+    expect(await slotState(target.slotId)).toMatchObject({ reservedCount: 0, active: true });
+  });
+
+  it("a positive paidTotalCents records the in-house payment (paidAt)", async () => {
+    const target = await experienceWithSlot(tenant);
+    const before = Date.now();
+    const reservation = await importOk(
+      tenant,
+      "NEW",
+      reservationBody(target, { paidTotalCents: 5000, paid: true }),
+    );
+    expect(reservation).toMatchObject({ paidTotalCents: 5000, paid: true, refundedTotalCents: 0 });
+    expect(Date.parse(reservation.paidAt ?? "")).toBeGreaterThanOrEqual(before - 5000);
+  });
+
+  it("the experience title follows the reservation's language", async () => {
+    const target = await experienceWithSlot(tenant);
+    const reservation = await importOk(
+      tenant,
+      "NEW",
+      reservationBody(target, { languageIso: "it" }),
+    );
+    expect(reservation.experienceTitle).toBe("Degustazione");
+  });
+
+  it("is one transaction: one WebSocket session and no other round trip", async () => {
+    const target = await experienceWithSlot(tenant);
+    await importOk(tenant, "NEW", reservationBody(target)); // verify the key outside the count
+    const { result, trips } = await countRoundTrips(() =>
+      putReservation(
+        tenant,
+        "NEW",
+        reservationBody(target, {
+          paidTotalCents: 100,
+          reservationContacts: [contact("MASTER"), contact("SECONDARY"), contact("SECONDARY")],
+        }),
+      ),
+    );
+    expect(result.status).toBe(200);
+    expect(trips).toEqual({ httpRequests: 0, wsSessions: 1 });
+  });
+});
+
+describe("E11: concurrency", () => {
+  it("concurrent imports into one slot never exceed its maxParties", async () => {
+    const target = await experienceWithSlot(tenant, "2027-05-01", 10);
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        putReservation(tenant, "NEW", reservationBody(target, { guestCountTotal: 2 })),
+      ),
+    );
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(3);
+    expect((await slotState(target.slotId)).reservedCount).toBe(10);
+    const [count] = await testDb()
+      .select({ n: sql<number>`count(*)::int` })
+      .from(reservations)
+      .where(
+        and(eq(reservations.wineryId, tenant.wineryId), eq(reservations.slotId, target.slotId)),
+      );
+    expect(count?.n).toBe(5);
+  });
+
+  it("keeps one contact link set when the same id is imported twice at once", async () => {
+    const target = await experienceWithSlot(tenant);
+    const id = crypto.randomUUID();
+    const responses = await Promise.all(
+      [1, 2].map(() => putReservation(tenant, id, reservationBody(target))),
+    );
+    expect(responses.map((r) => r.status)).toEqual([200, 200]);
+    const links = await testDb()
+      .select()
+      .from(reservationContacts)
+      .where(
+        and(
+          eq(reservationContacts.wineryId, tenant.wineryId),
+          eq(reservationContacts.reservationId, id),
+        ),
+      );
+    expect(links).toHaveLength(1);
+    expect((await slotState(target.slotId)).reservedCount).toBe(2);
+  });
+});

@@ -1,0 +1,160 @@
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Reservation } from "../../src/schemas/reservation-views";
+import { RESERVATION_BATCH_SIZE } from "../../src/services/reservations/query-reservations";
+import { expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
+import { createExperience } from "../helpers/experiences";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import { importOk, queryReservations, reservationBody } from "../helpers/reservations";
+import { countRoundTrips } from "../helpers/round-trips";
+
+let tenant: TestTenant;
+let other: TestTenant;
+let ids: Record<string, string>;
+
+/**
+ * The tenant's reservations (no slots: the query does not need them):
+ * a 2027-01-10 10:00 CONFIRMED, b 2027-01-10 09:00 draft, c 2027-01-12 12:00 CONFIRMED,
+ * d 2027-01-15 08:00 draft (languageIso it).
+ */
+beforeAll(async () => {
+  [tenant, other] = await Promise.all([createTenant(), createTenant()]);
+  const experience = await createExperience(tenant, {
+    titleTranslations: { en: "Tasting", it: "Degustazione", de: "Weinprobe" },
+  });
+  const rows: [string, string, string, string, string][] = [
+    ["a", "2027-01-10", "10:00", "CONFIRMED", "en"],
+    ["b", "2027-01-10", "09:00", "draft", "en"],
+    ["c", "2027-01-12", "12:00", "CONFIRMED", "en"],
+    ["d", "2027-01-15", "08:00", "draft", "it"],
+  ];
+  ids = {};
+  for (const [name, date, time, state, languageIso] of rows) {
+    const reservation = await importOk(
+      tenant,
+      "NEW",
+      reservationBody({ experienceId: experience.id, date, time }, { state, languageIso }),
+    );
+    ids[name] = reservation.id;
+  }
+  const theirs = await createExperience(other);
+  await importOk(
+    other,
+    "NEW",
+    reservationBody({ experienceId: theirs.id, date: "2027-01-10", time: "10:00" }),
+  );
+});
+
+async function queryOk(body: Record<string, unknown>, query = "", key = tenant.apiKey) {
+  const response = await queryReservations(tenant, body, query, key);
+  if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
+  return (await response.json()) as Reservation[];
+}
+const names = (list: Reservation[]) =>
+  list.map((r) => Object.keys(ids).find((name) => ids[name] === r.id) ?? "?");
+
+describe("E16 POST /v2/reservations/query: happy", () => {
+  it("without filters answers all the winery's reservations ordered by date, time, id", async () => {
+    const list = await queryOk({});
+    expect(names(list)).toEqual(["b", "a", "c", "d"]);
+    expect(list[0]).toMatchObject({ wineryId: tenant.wineryId, time: "09:00:00" });
+    expect(list[0]?.reservation.id).toBe(ids.b);
+    expect(list[0]?.reservationMasterContact?.contactType).toBe("MASTER");
+  });
+
+  it.each([
+    ["startTime (inclusive)", { startTime: "2027-01-12" }, ["c", "d"]],
+    ["endTime (inclusive)", { endTime: "2027-01-12" }, ["b", "a", "c"]],
+    [
+      "startTime and endTime on one day",
+      { startTime: "2027-01-10", endTime: "2027-01-10" },
+      ["b", "a"],
+    ],
+    ["states", { states: ["draft"] }, ["b", "d"]],
+    ["states, case-insensitively", { states: ["confirmed"] }, ["a", "c"]],
+    ["an empty states list (no filter)", { states: [] }, ["b", "a", "c", "d"]],
+    ["ids", { ids: () => [ids.d, ids.a?.toUpperCase()] }, ["a", "d"]],
+    ["ids that are not uuids (nothing)", { ids: ["abc"] }, []],
+    ["filters combined with AND", { states: ["draft"], endTime: "2027-01-12" }, ["b"]],
+    ["the key's own wineryId", { wineryId: () => tenant.wineryId }, ["b", "a", "c", "d"]],
+  ])("filters by %s", async (_, filter, expected) => {
+    const body = Object.fromEntries(
+      Object.entries(filter).map(([k, v]) => [k, typeof v === "function" ? v() : v]),
+    );
+    expect(names(await queryOk(body))).toEqual(expected);
+  });
+
+  it.each([
+    ["Lang=it", "?Lang=it", {}, "Degustazione"],
+    ["lang in the body", "", { lang: "de" }, "Weinprobe"],
+    ["body lang over query Lang", "?Lang=it", { lang: "de" }, "Weinprobe"],
+    ["a regional code (it-IT)", "?Lang=it-IT", {}, "Degustazione"],
+    ["an unknown language, falling back to English", "?Lang=xx", {}, "Tasting"],
+  ])("titles in the requested language: %s", async (_, query, body, title) => {
+    const list = await queryOk({ ...body, ids: [ids.a] }, query);
+    expect(list.map((r) => r.experienceTitle)).toEqual([title]);
+  });
+
+  it("without a language each title follows its reservation's languageIso", async () => {
+    const list = await queryOk({ ids: [ids.a, ids.d] });
+    expect(list.map((r) => r.experienceTitle)).toEqual(["Tasting", "Degustazione"]);
+  });
+
+  it("costs one round trip for an answer that fits one batch", async () => {
+    await queryOk({}); // verify the key outside the count
+    const { result, trips } = await countRoundTrips(() => queryOk({}));
+    expect(result).toHaveLength(4);
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+  });
+
+  it("streams larger answers in keyset batches, in order, one round trip each", async () => {
+    const bulk = await createTenant();
+    const experience = await createExperience(bulk);
+    const count = RESERVATION_BATCH_SIZE * 2 + 3;
+    await testDb().execute(sql`
+      insert into reservations (id, winery_id, experience_id, date, time, state)
+      select gen_random_uuid(), ${bulk.wineryId}, ${experience.id},
+        date '2027-02-01' + (g % 7), time '08:00' + make_interval(mins => g % 5), 'CONFIRMED'
+      from generate_series(1, ${count}) g`);
+    await queryOk({}, "", bulk.apiKey);
+    const { result, trips } = await countRoundTrips(() => queryOk({}, "", bulk.apiKey));
+    expect(result).toHaveLength(count);
+    const keys = result.map((r) => `${r.date} ${r.time} ${r.id}`);
+    expect(keys).toEqual([...keys].sort());
+    expect(new Set(result.map((r) => r.id)).size).toBe(count);
+    expect(trips).toEqual({ httpRequests: 3, wsSessions: 0 });
+  });
+});
+
+describe("E16: errors", () => {
+  it.each([
+    ["endTime before startTime", { startTime: "2027-01-12", endTime: "2027-01-11" }, "endTime"],
+    ["a date-time as startTime", { startTime: "2027-01-12T00:00:00Z" }, "startTime"],
+    ["ids not an array", { ids: "abc" }, "ids"],
+  ])("%s is 400 naming the field", async (_, body, path) => {
+    const problem = await expectProblem(
+      await queryReservations(tenant, body),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toContain(path);
+  });
+});
+
+describe("E16: tenancy", () => {
+  it("a winery never sees another's reservations", async () => {
+    const theirs = await queryOk({}, "", other.apiKey);
+    expect(theirs).toHaveLength(1);
+    expect(theirs.every((r) => r.wineryId === other.wineryId)).toBe(true);
+    expect(await queryOk({ ids: [theirs[0]?.id] })).toEqual([]);
+  });
+
+  it("another winery's wineryId is 403", async () => {
+    await expectProblem(
+      await queryReservations(tenant, { wineryId: other.wineryId }),
+      403,
+      "FORBIDDEN",
+    );
+  });
+});

@@ -1,0 +1,165 @@
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reservations } from "../../src/db/schema";
+import { expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import {
+  experienceWithSlot,
+  importOk,
+  ledgerSum,
+  refund,
+  refundOk,
+  reservationBody,
+} from "../helpers/reservations";
+import { countRoundTrips } from "../helpers/round-trips";
+
+let tenant: TestTenant;
+let other: TestTenant;
+beforeAll(async () => {
+  [tenant, other] = await Promise.all([createTenant(), createTenant()]);
+});
+
+/** A reservation of `tenant` paid in-house with `paidTotalCents`. */
+async function paidReservation(paidTotalCents: number, owner = tenant) {
+  const target = await experienceWithSlot(owner);
+  const id = crypto.randomUUID();
+  const response = await importOk(
+    owner,
+    id,
+    reservationBody(target, { paidTotalCents, paid: paidTotalCents > 0, state: "CONFIRMED" }),
+  );
+  return response.id;
+}
+
+const stateOf = async (wineryId: string, id: string) =>
+  (
+    await testDb()
+      .select({ state: reservations.state })
+      .from(reservations)
+      .where(and(eq(reservations.wineryId, wineryId), eq(reservations.id, id)))
+  )[0]?.state;
+
+describe("E14 POST /v2/reservations/{reservationID}/refund: happy", () => {
+  it("refunds the whole in-house payment; the state does not change", async () => {
+    const id = await paidReservation(5000);
+    const before = Date.now();
+    const view = await refundOk(tenant, id, 5000);
+    expect(view).toMatchObject({
+      id,
+      wineryId: tenant.wineryId,
+      refundedTotalCents: 5000,
+      state: "CONFIRMED",
+      paid: true,
+      paymentMethod: "IN_HOUSE",
+      checkedIn: null,
+      experiencePrices: [],
+      masterContactName: "Giulia Rossi",
+      time: { hour: 15, minute: 0, second: 0, nano: 0 },
+    });
+    expect(Date.parse(view.refundedAt ?? "")).toBeGreaterThanOrEqual(before - 5000);
+    expect(view.paidAt).not.toBeNull();
+    expect(await stateOf(tenant.wineryId, id)).toBe("CONFIRMED");
+    expect(await ledgerSum(tenant.wineryId, id)).toBe(5000);
+  });
+
+  it("refunds in parts, twice up to exactly the paid amount, then nothing more", async () => {
+    const id = await paidReservation(5000);
+    expect((await refundOk(tenant, id, 1200)).refundedTotalCents).toBe(1200);
+    expect((await refundOk(tenant, id, 3800)).refundedTotalCents).toBe(5000);
+    const problem = await expectProblem(await refund(tenant, id, 1), 400, "NOT_REFUNDABLE");
+    expect(problem.detail).toContain("fully refunded");
+    expect(await ledgerSum(tenant.wineryId, id)).toBe(5000);
+  });
+
+  it("a retry with the same Idempotency-Key refunds once and replays the first answer", async () => {
+    const id = await paidReservation(5000);
+    const headers = { "Idempotency-Key": `refund-${crypto.randomUUID()}` };
+    const first = await refund(tenant, id, 1000, headers);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("Idempotent-Replayed")).toBeNull();
+    const firstBody = await first.text();
+    const again = await refund(tenant, id, 1000, headers);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await again.text()).toBe(firstBody);
+    expect(await ledgerSum(tenant.wineryId, id)).toBe(1000);
+  });
+
+  it("20 concurrent partial refunds over the paid amount never exceed it; the state is unchanged", async () => {
+    const id = await paidReservation(10_000);
+    const responses = await Promise.all(Array.from({ length: 20 }, () => refund(tenant, id, 700)));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(14);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(6);
+    expect(await ledgerSum(tenant.wineryId, id)).toBe(9800);
+    expect(await stateOf(tenant.wineryId, id)).toBe("CONFIRMED");
+  });
+
+  it("costs one round trip without a key; one transaction with one", async () => {
+    const id = await paidReservation(5000);
+    await refundOk(tenant, id, 1); // verify the key outside the count
+    const plain = await countRoundTrips(() => refund(tenant, id, 1));
+    expect(plain.result.status).toBe(200);
+    expect(plain.trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+    const keyed = await countRoundTrips(() =>
+      refund(tenant, id, 1, { "Idempotency-Key": crypto.randomUUID() }),
+    );
+    expect(keyed.result.status).toBe(200);
+    expect(keyed.trips).toEqual({ httpRequests: 0, wsSessions: 1 });
+  });
+});
+
+describe("E14: errors", () => {
+  it("an amount over the refundable rest is NOT_REFUNDABLE and refunds nothing", async () => {
+    const id = await paidReservation(5000);
+    await refundOk(tenant, id, 4000);
+    const problem = await expectProblem(await refund(tenant, id, 1001), 400, "NOT_REFUNDABLE");
+    expect(problem.detail).toContain("1000");
+    expect(await ledgerSum(tenant.wineryId, id)).toBe(4000);
+  });
+
+  it("a reservation without an in-house payment is NOT_REFUNDABLE", async () => {
+    const id = await paidReservation(0);
+    const problem = await expectProblem(await refund(tenant, id, 100), 400, "NOT_REFUNDABLE");
+    expect(problem.detail).toContain("no in-house payment");
+  });
+
+  it.each([
+    ["zero", 0],
+    ["negative", -5],
+    ["fractional", 1.5],
+    ["a string", "100"],
+    ["past 2^53-1", 2 ** 53],
+  ])("amountCents %s is 400 naming amountCents", async (_, amount) => {
+    const id = await paidReservation(5000);
+    const problem = await expectProblem(await refund(tenant, id, amount), 400, "VALIDATION_ERROR");
+    expect(new Set(problem.errors?.map((e) => e.path))).toEqual(new Set(["amountCents"]));
+  });
+
+  it("a reservationID that is not a uuid is 400 naming it", async () => {
+    const problem = await expectProblem(await refund(tenant, "NEW", 100), 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path)).toEqual(["param.reservationID"]);
+  });
+
+  it("an unknown reservation is 404", async () => {
+    await expectProblem(await refund(tenant, crypto.randomUUID(), 100), 404, "NOT_FOUND");
+  });
+
+  it("the same Idempotency-Key with another amount is 422 and refunds nothing more", async () => {
+    const id = await paidReservation(5000);
+    const headers = { "Idempotency-Key": `refund-${crypto.randomUUID()}` };
+    await refundOk(tenant, id, 1000).then(() => undefined);
+    expect((await refund(tenant, id, 500, headers)).status).toBe(200);
+    await expectProblem(await refund(tenant, id, 600, headers), 422, "IDEMPOTENCY_KEY_REUSED");
+    expect(await ledgerSum(tenant.wineryId, id)).toBe(1500);
+  });
+});
+
+describe("E14: tenancy", () => {
+  it("another winery's reservation is 404 and keeps its payment", async () => {
+    const theirs = await paidReservation(5000, other);
+    await expectProblem(await refund(tenant, theirs, 100), 404, "NOT_FOUND");
+    expect(await ledgerSum(other.wineryId, theirs)).toBe(0);
+  });
+});

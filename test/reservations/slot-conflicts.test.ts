@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ExperiencePreview } from "../../src/schemas/experience-preview";
+import type { Reservation } from "../../src/schemas/reservation-views";
+import { api, expectProblem } from "../helpers/api";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import {
+  experienceWithSlot,
+  importOk,
+  queryReservations,
+  reservationBody,
+  slotState,
+} from "../helpers/reservations";
+
+/** decisions.md: E8 and E9 conflicts name the reservations a change would touch. */
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+
+const act = (requests: unknown[]) =>
+  api("/v2/availabilities/actions", { key: tenant.apiKey, body: { requests } });
+
+describe("slot conflicts name reservations (E8, E9)", () => {
+  it("E9 refuses to delete a slot with reservations, naming them; ignoreOccupiedSlot deletes it and the reservation stays without a slot", async () => {
+    const target = await experienceWithSlot(tenant);
+    const first = await importOk(tenant, "NEW", reservationBody(target));
+    const second = await importOk(tenant, "NEW", reservationBody(target));
+    const ids = [first.id, second.id].sort();
+    const problem = await expectProblem(
+      await act([{ action: "DELETE", slotId: target.slotId }]),
+      409,
+      "CONFLICT",
+    );
+    expect(problem.reservationIds).toEqual(ids);
+    expect(problem.slots).toEqual([
+      expect.objectContaining({ slotId: target.slotId, occupiedCount: 4, reservationIds: ids }),
+    ]);
+    expect(problem.detail).toContain(first.id);
+    expect((await slotState(target.slotId)).reservedCount).toBe(4);
+
+    expect(
+      (await act([{ action: "DELETE", slotId: target.slotId, ignoreOccupiedSlot: true }])).status,
+    ).toBe(200);
+    const response = await queryReservations(tenant, { ids });
+    const kept = (await response.json()) as Reservation[];
+    expect(kept.map((r) => [r.id, r.slotId])).toEqual(ids.map((id) => [id, null]));
+  });
+
+  it("E8's preview names the reservations on a slot the change would shrink below its occupants", async () => {
+    const target = await experienceWithSlot(tenant);
+    const reservation = await importOk(
+      tenant,
+      "NEW",
+      reservationBody(target, { guestCountTotal: 6 }),
+    );
+    const response = await api("/v2/experiences/preview-propagation", {
+      key: tenant.apiKey,
+      body: { id: target.experienceId, maxParties: 4 },
+    });
+    expect(response.status).toBe(200);
+    const plan = (await response.json()) as ExperiencePreview;
+    expect(plan.conflicts).toEqual([
+      expect.objectContaining({
+        slotId: target.slotId,
+        reason: "BELOW_OCCUPANTS",
+        reservationIds: [reservation.id],
+      }),
+    ]);
+  });
+});

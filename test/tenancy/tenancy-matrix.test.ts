@@ -1,0 +1,124 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { api } from "../helpers/api";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import { catalogue } from "./matrix-catalogue";
+import { commerce } from "./matrix-commerce";
+import type { MatrixEntry } from "./matrix-entry";
+import { experiences } from "./matrix-experiences";
+import { ordersAndContacts } from "./matrix-orders-contacts";
+import { reservations } from "./matrix-reservations";
+
+/**
+ * The tenancy matrix: for every operation of the document, winery B's key aimed at winery A's
+ * data. Other wineries' ids are 404, their wineryId is 403, and lists, exports and upserts answer
+ * on B's own data only; A's data reads the same before and after. A new route fails the coverage
+ * test below until it has its rows here.
+ */
+const matrix: MatrixEntry[] = [
+  ...ordersAndContacts,
+  ...commerce,
+  ...catalogue,
+  ...experiences,
+  ...reservations,
+];
+
+interface Operation {
+  key: string;
+  path: string;
+  parameters?: { name: string; in: string }[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+}
+interface Schema {
+  $ref?: string;
+  properties?: Record<string, unknown>;
+  allOf?: Schema[];
+}
+
+const doc = (await (await api("/openapi.json")).json()) as {
+  paths: Record<string, Record<string, Omit<Operation, "key" | "path">>>;
+  components: { schemas: Record<string, Schema> };
+};
+const operations: Operation[] = Object.entries(doc.paths)
+  .flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({
+      ...op,
+      key: `${method.toUpperCase()} ${path}`,
+      path,
+    })),
+  )
+  .filter((op) => /^\/api\/v[234]\//.test(op.path));
+
+/** The top-level property names of a body schema, through $ref and allOf. */
+function bodyProperties(schema: Schema | undefined): string[] {
+  if (!schema) return [];
+  if (schema.$ref)
+    return bodyProperties(doc.components.schemas[schema.$ref.split("/").pop() ?? ""]);
+  return [...Object.keys(schema.properties ?? {}), ...(schema.allOf ?? []).flatMap(bodyProperties)];
+}
+
+/** Why an operation must be in the matrix, and which answer its rows must include. */
+function requirements(op: Operation): { why: string; status?: number }[] {
+  const pathParams = (op.parameters ?? []).filter((p) => p.in === "path");
+  const takesWineryId =
+    (op.parameters ?? []).some((p) => p.name === "wineryId") ||
+    bodyProperties(op.requestBody?.content?.["application/json"]?.schema).includes("wineryId");
+  return [
+    // Every operation reads or writes a winery's data: lists and exports can leak as much as ids.
+    { why: "reads or writes winery data" },
+    ...(takesWineryId ? [{ why: "takes a wineryId", status: 403 }] : []),
+    ...pathParams
+      .filter((p) => p.name !== "wineryId")
+      .map((p) => ({ why: `takes the id {${p.name}}` })),
+  ];
+}
+
+let a: TestTenant;
+let b: TestTenant;
+beforeAll(async () => {
+  [a, b] = await Promise.all([createTenant(), createTenant()]);
+});
+
+describe("tenancy matrix: coverage of the document", () => {
+  it("has rows for every operation, and a 403 row for each that takes a wineryId", () => {
+    const missing = operations.flatMap((op) => {
+      const rows = matrix.filter((e) => e.operation === op.key);
+      return requirements(op)
+        .filter((r) => (r.status ? !rows.some((e) => e.expected === r.status) : rows.length === 0))
+        .map(
+          (r) => `${op.key}: ${r.why}, but the matrix has no${r.status ? ` ${r.status}` : ""} row`,
+        );
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it("names only operations of the document", () => {
+    const known = new Set(operations.map((op) => op.key));
+    expect(matrix.map((e) => e.operation).filter((o) => !known.has(o))).toEqual([]);
+  });
+});
+
+describe("tenancy matrix: winery B's key on winery A's data", () => {
+  it.each(matrix.map((e) => [`${e.operation}: ${e.case}`, e] as const))("%s", async (_, entry) => {
+    const { ids, marks = [] } = await entry.arrangeA(a);
+    const before = await entry.readAsA?.(ids, a);
+    const attempt = await entry.requestAsB(ids, b);
+    const response = await api(attempt.path, {
+      key: b.apiKey,
+      ...(attempt.method && { method: attempt.method }),
+      ...(attempt.body !== undefined && { body: attempt.body }),
+      ...(attempt.headers && { headers: attempt.headers }),
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(entry.expected);
+    const code = { 400: "VALIDATION_ERROR", 403: "FORBIDDEN", 404: "NOT_FOUND" }[
+      entry.expected as 400
+    ];
+    if (code) expect(JSON.parse(text).code).toBe(code);
+    // A mark B itself sent (an id in its path or body) may be echoed back; any other may not.
+    const sent = `${attempt.path} ${JSON.stringify(attempt.body ?? null)}`;
+    for (const mark of marks.filter((m) => !sent.includes(m)))
+      expect(text, `B's answer shows A's ${mark}`).not.toContain(mark);
+    entry.checkAnswer?.(JSON.parse(text), ids, b);
+    if (entry.readAsA) expect(await entry.readAsA(ids, a)).toEqual(before);
+  });
+});
