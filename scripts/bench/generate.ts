@@ -2,8 +2,9 @@
  * The bench's data, generated in Postgres (generate_series inserts, no row built in Node):
  *
  * - the measured winery: a fixed amount of data that the scaled routes read (orders with items,
- *   receipts with lines and payments, products with their child rows, contacts), the same at
- *   every scale, so that a change of latency between scales is the cost of the bigger tables;
+ *   receipts with lines and payments, products with their child rows, contacts, reservations
+ *   with their MASTER contact), the same at every scale, so that a change of latency between
+ *   scales is the cost of the bigger tables;
  * - filler wineries: the rest of each table, spread evenly over them (1,000 wineries in all);
  * - export wineries: E17 exports of fixed sizes.
  *
@@ -219,9 +220,85 @@ export class Generator {
     });
   }
 
-  // TODO(E16): reservations(owner, count), dated inside MEASURED_RANGE for a winery, once the
-  // reservations tables are merged; then add `reservations` to MEASURED and to fillTo's tables
-  // (run.ts) and to counts() below, and give E16's entry in routes.ts its real body.
+  /**
+   * One experience and a few guests (MASTER contacts) per winery of `owner`, for reservations():
+   * the join clause gives f.winery_id, f.experience_id and f.guests (contact ids). Guests are the
+   * winery's own contacts (the measured winery's first 50, so its contact count stays MEASURED);
+   * a filler winery without any gets one "Bench guest" contact.
+   */
+  private async reservationOwners(owner: Owner, values: unknown[]): Promise<string> {
+    const experience = (winery: string) =>
+      `insert into experiences (id, winery_id, active, state, price_cents, price_currency, title_translations)
+       select gen_random_uuid(), ${winery}, true, 'PUBLISHED', 2500, 'EUR',
+         '{"en": "Guided tasting", "it": "Degustazione guidata"}'::jsonb`;
+    if (owner === "fillers") {
+      await this.query(
+        `alter table bench_fillers add column if not exists experience_id uuid, add column if not exists guests bigint[]`,
+      );
+      await this.query(
+        `with e as (${experience("winery_id")} from bench_fillers where experience_id is null returning id, winery_id)
+         update bench_fillers f set experience_id = e.id from e where e.winery_id = f.winery_id`,
+      );
+      await this.query(
+        `update bench_fillers f set guests = array(select id from contacts c where c.winery_id = f.winery_id order by id limit 10)
+         where guests is null or cardinality(guests) = 0`,
+      );
+      await this.query(
+        `with c as (
+           insert into contacts (winery_id, email, first_name, last_name, country_iso)
+           select winery_id, 'guest-' || n || '@example.com', 'Bench', 'Guest', 'IT' from bench_fillers
+           where cardinality(guests) = 0 returning id, winery_id)
+         update bench_fillers f set guests = array[c.id] from c where c.winery_id = f.winery_id`,
+      );
+      return `bench_fillers f on f.n = g % ${this.fillerCount}`;
+    }
+    const { rows } = await this.query(
+      `with e as (${experience("$1::uuid")} returning id)
+       select (select id from e) as experience_id,
+         array(select id from contacts where winery_id = $1::uuid order by id limit 50) as guests`,
+      [owner.wineryId],
+    );
+    const { experience_id, guests } = rows[0] as { experience_id: string; guests: string[] };
+    if (guests.length === 0) throw new Error("the winery's contacts come before its reservations");
+    values.push(owner.wineryId, experience_id, guests);
+    const n = values.length;
+    return `(select $${n - 2}::uuid as winery_id, $${n - 1}::uuid as experience_id, $${n}::bigint[] as guests) f on true`;
+  }
+
+  /**
+   * Reservations of an experience, each with a MASTER contact (no slot, price items or payments:
+   * E16's document reads them through subqueries that find none). Dated inside MEASURED_RANGE for
+   * a winery (10:00 to 17:00), over two years for fillers.
+   */
+  async reservations(owner: Owner, count: number): Promise<void> {
+    const day =
+      owner === "fillers"
+        ? `date '2024-01-01' + (g % 730)`
+        : `date '${MEASURED_RANGE.from}' + (g % 28)`;
+    const values0: unknown[] = [];
+    const from = await this.reservationOwners(owner, values0);
+    await this.chunked("reservations", count, async (lo, hi) => {
+      const values: unknown[] = [...values0, lo, hi];
+      const range = `generate_series($${values.length - 1}::int, $${values.length}::int)`;
+      await this.query(
+        `with src as materialized (
+           select gen_random_uuid() as id, f.winery_id, f.experience_id, g,
+             (f.guests)[1 + g % cardinality(f.guests)] as contact_id
+           from ${range} g join ${from}),
+         r as (
+           insert into reservations (id, winery_id, experience_id, date, time, state, guest_count01,
+             guest_count_total, gross_total_cents, net_total_cents, discount_total_cents, due_total_cents,
+             paid_total_cents, paid, language_iso, origin, payment_currency, message)
+           select id, winery_id, experience_id, ${day}, time '10:00' + (g % 8) * interval '1 hour',
+             'CONFIRMED', 2, 2, 5000, 4098, 0, 0, 5000, true, 'en', 'bench', 'EUR', 'Reservation ' || g
+           from src)
+         -- the foreign key to reservations is checked at the end of the statement, after both inserts
+         insert into reservation_contacts (winery_id, reservation_id, contact_id, contact_type, position)
+         select winery_id, id, contact_id, 'MASTER', 0 from src`,
+        values,
+      );
+    });
+  }
 
   /** Fresh planner statistics after a bulk load, as long-lived tables have. */
   async analyze(): Promise<void> {
@@ -230,7 +307,7 @@ export class Generator {
 
   /** Rows in the scaled tables. */
   async counts(): Promise<Record<string, number>> {
-    const tables = ["orders", "order_items", "receipts", "products", "contacts"];
+    const tables = ["orders", "order_items", "receipts", "products", "contacts", "reservations"];
     const { rows } = await this.query(
       `select ${tables.map((t) => `(select count(*)::int from ${t}) as ${t}`).join(", ")}`,
     );

@@ -47,7 +47,13 @@ export interface BenchOptions {
 }
 
 /** The measured winery's rows in each scaled table (the same at every scale). */
-export const MEASURED = { orders: 50, receipts: 50, products: 50, contacts: 500 };
+export const MEASURED = {
+  orders: 50,
+  receipts: 50,
+  products: 50,
+  contacts: 500,
+  reservations: 50,
+};
 const FILLER_WINERIES = 999;
 
 const fmt = (n: number) => n.toLocaleString("en");
@@ -96,9 +102,11 @@ async function fillTo(gen: Generator, rows: number, measuredWineryId: string | u
     await gen.receipts(owner, MEASURED.receipts);
     await gen.products(owner, MEASURED.products);
     await gen.contacts(owner, MEASURED.contacts);
+    // After the contacts: the reservations' MASTER contacts are the winery's own.
+    await gen.reservations(owner, MEASURED.reservations);
   }
   const now = await gen.counts();
-  for (const table of ["orders", "receipts", "products", "contacts"] as const) {
+  for (const table of ["orders", "receipts", "products", "contacts", "reservations"] as const) {
     const missing = rows - (now[table] ?? 0);
     if (missing <= 0) continue;
     log(`generating ${fmt(missing)} ${table} for the filler wineries`);
