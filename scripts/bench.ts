@@ -1,40 +1,47 @@
 /**
- * npm run bench [-- options]: the command line of the bench. The full bench (throughput and
- * exports) is scripts/bench/full.ts; the memory soak is scripts/bench/soak-run.ts. Both start an
- * isolated stack of their own (scripts/bench/stack.ts) and stop it before they exit.
+ * npm run bench [-- options]: the command line of the bench. The bench itself is
+ * scripts/bench/run.ts (the bundled Worker alone in workerd on a scratch Postgres, loaded with
+ * autocannon); the memory soak is scripts/bench/soak-run.ts. Both stop what they started before
+ * they exit.
  */
 import { parseArgs } from "node:util";
-import { log, numberEnv } from "./bench/common";
-import { runFullBench } from "./bench/full";
-import { runSoakBench, type SoakTarget } from "./bench/soak-run";
-import { lastStack, stopAllStacks } from "./bench/stack";
+
+// The bench's modules (the app's schema, seed data, wrangler's helpers ...) are loaded once the
+// command line is checked, so --help and mistakes answer at once.
 
 const USAGE = `Usage: npm run bench [-- options]
 
-Without options: the full bench. Throughput of E13 against GET /api/health in interleaved rounds,
-then time and memory of E17 exports of 10,000 and 100,000 contacts. Progress lines, a summary,
-and one JSON object as the last line. Settings through the environment: BENCH_CONCURRENCY (32),
-BENCH_SECONDS (15), BENCH_ROUNDS (3), BENCH_WARMUP_SECONDS (2), BENCH_EXPORT_SIZES
-(10000,100000), BENCH_SNAPSHOT=0 (run the working tree, not a copy), BENCH_VERBOSE=1 (echo the
-stack's output), BENCH_WRANGLER_LOG (warn), DATABASE_URL (a Postgres server: the bench works in a
-scratch database of its own there; else the embedded database).
+Runs the bundled Worker alone in workerd (as it deploys, no wrangler dev in front) against a
+scratch Postgres filled with generated data, and loads it with autocannon. Database: a scratch
+database (created, then dropped) on the server of DATABASE_URL or TEST_DATABASE_URL, else an
+embedded PostgreSQL. Writes bench/results/<time>-<mode>.{md,json,svg}:
+  - per route of the OpenAPI document: req/s, p50/p99 at a fixed concurrency, ratio to
+    GET /api/health of the same run, the Worker's CPU ms per request, database round trips;
+  - scaling: p50 of E4, E10, E16, E17, E20 with small and large tables over 1,000 wineries;
+  - E10 on a big catalogue; E17 exports (time, workerd peak RSS); RSS under steady load.
+The default takes about 25 minutes on 2 busy CPUs (most of it generating 1,000,000 rows per
+table); --quick about 4 minutes.
 
-  --soak                 Memory under sustained load instead: E13 and E17 (an export of a winery
-                         of fixed size) at once, for --seconds; RSS of every process of the stack
-                         after --baseline seconds and at the end. Fails (exit 1) when a workerd
-                         process grew by more than --max-growth. Writes JSON and markdown to
-                         bench/results/.
-  --target <t>           workerd (default): the bundled Worker alone in workerd, as it deploys;
-                         dev: wrangler dev as npm run dev runs it (its proxy workerd in front).
-  --seconds <n>          Soak duration (120).
-  --baseline <n>         When the first reading is taken, seconds into the load (10).
-  --sample <n>           Seconds between the readings of the time series (10).
-  --connections <n>      Connections for each of E13 and E17 (5).
-  --export-contacts <n>  Contacts in the E17 winery (1000).
-  --max-growth <p>       Allowed growth of a workerd process in percent (20).
-  --heap                 Also sample the Worker isolate's V8 heap through its inspector (an
-                         attached inspector changes what workerd keeps; off by default).
-  --results <dir>        Where the soak writes its result (bench/results).
+  --quick                Small scale, short runs: 2 s per route, tables of 1,000 vs 20,000 rows,
+                         exports of 1,000 and 10,000 contacts, 20 s of steady load.
+  --rows <n>             Rows per scaled table at the large scale (1000000; --quick 20000).
+  --seconds <n>          Measured seconds per route (8; --quick 2); with --soak: its duration (120).
+  --connections <n>      Concurrency of the per-route runs (10); with --soak: for each of E13 and
+                         E17 (5).
+  --only <ids>           Only these routes (comma-separated ids, e.g. E10,E20), health always.
+  --results <dir>        Where the report goes (bench/results).
+
+  --soak                 Memory under sustained load instead (npm run dev's stack): E13 and E17 at
+                         once for --seconds; RSS of every process after --baseline seconds and at
+                         the end. Fails (exit 1) when a workerd process grew by more than
+                         --max-growth. Writes bench/results/soak-<target>-<time>.{json,md}.
+  --target <t>           With --soak: workerd (default), the bundled Worker alone in workerd; dev:
+                         wrangler dev as npm run dev runs it (its proxy workerd in front).
+  --baseline <n>         With --soak: when the first reading is taken, seconds into the load (10).
+  --sample <n>           With --soak: seconds between the readings of the time series (10).
+  --export-contacts <n>  With --soak: contacts in the E17 winery (1000).
+  --max-growth <p>       With --soak: allowed growth of a workerd process in percent (20).
+  --heap                 With --soak: also sample the isolate's V8 heap through its inspector.
   -h, --help             This text.
 `;
 
@@ -51,6 +58,9 @@ function parse() {
       allowPositionals: false,
       options: {
         soak: { type: "boolean" },
+        quick: { type: "boolean" },
+        rows: { type: "string" },
+        only: { type: "string" },
         target: { type: "string" },
         seconds: { type: "string" },
         baseline: { type: "string" },
@@ -79,6 +89,9 @@ let stopping = false;
 async function shutdown(code: number, reason?: string): Promise<never> {
   if (!stopping) {
     stopping = true;
+    const { log } = await import("./bench/common");
+    const { lastStack, stopAllStacks } = await import("./bench/stack");
+    const { stopAllEnvironments } = await import("./bench/environment");
     if (reason) console.error(`[bench] ${reason}`);
     const stack = lastStack();
     if (code === 1 && stack) {
@@ -87,8 +100,8 @@ async function shutdown(code: number, reason?: string): Promise<never> {
       console.error("[bench] the stack's last lines:");
       for (const line of stack.tail().slice(-20)) console.error(`  ${line}`);
     }
-    log("stopping the stack");
-    await stopAllStacks();
+    log("stopping what the bench started");
+    await Promise.all([stopAllStacks(), stopAllEnvironments()]);
   }
   process.exit(code);
 }
@@ -98,22 +111,26 @@ if (args.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const soakOnly = ["target", "seconds", "baseline", "sample", "connections", "export-contacts"]
-  .concat(["max-growth", "heap", "results"])
-  .filter((k) => args[k as keyof typeof args] !== undefined);
+const soakOnly = ["target", "baseline", "sample", "export-contacts", "max-growth", "heap"].filter(
+  (k) => args[k as keyof typeof args] !== undefined,
+);
 if (!args.soak && soakOnly.length > 0) usageError(`--${soakOnly[0]} needs --soak`);
+const benchOnly = ["quick", "rows", "only"].filter(
+  (k) => args[k as keyof typeof args] !== undefined,
+);
+if (args.soak && benchOnly.length > 0) usageError(`--${benchOnly[0]} does not apply to --soak`);
 const target = args.target ?? "workerd";
 if (target !== "workerd" && target !== "dev") usageError("--target is workerd or dev");
-numberEnv("BENCH_CONCURRENCY", 32, 1); // fail on a bad setting before starting anything
 
 process.on("SIGINT", () => void shutdown(130, "interrupted"));
 process.on("SIGTERM", () => void shutdown(143, "terminated"));
 
 const run = args.soak
-  ? () => {
+  ? async () => {
+      const { runSoakBench } = await import("./bench/soak-run");
       const connections = Math.floor(number("connections", args.connections, 5, 1));
       return runSoakBench({
-        target: target as SoakTarget,
+        target: target as "workerd" | "dev",
         seconds: number("seconds", args.seconds, 120, 1),
         baselineSeconds: number("baseline", args.baseline, 10, 1),
         sampleSeconds: number("sample", args.sample, 10, 1),
@@ -125,7 +142,25 @@ const run = args.soak
         resultsDir: args.results ?? "bench/results",
       });
     }
-  : runFullBench;
+  : async () => {
+      const quick = args.quick ?? false;
+      const options = {
+        quick,
+        connections: Math.floor(number("connections", args.connections, 10, 1)),
+        seconds: number("seconds", args.seconds, quick ? 2 : 8, 0.5),
+        warmupSeconds: quick ? 1 : 2,
+        smallRows: 1000,
+        largeRows: Math.floor(number("rows", args.rows, quick ? 20_000 : 1_000_000, 1000)),
+        scaleSeconds: quick ? 2 : 5,
+        catalogueProducts: quick ? 2000 : 10_000,
+        exportSizes: quick ? [1000, 10_000] : [10_000, 100_000],
+        steadySeconds: quick ? 20 : 120,
+        only: args.only ? args.only.split(",").map((v) => v.trim()) : [],
+        resultsDir: args.results ?? "bench/results",
+      };
+      const { runBench } = await import("./bench/run");
+      return runBench(options);
+    };
 
 run().then(
   (ok) => process.exit(ok ? 0 : 1),

@@ -4,7 +4,7 @@
  */
 import type { HeapProbe, HeapUsage } from "./inspector";
 import { round } from "./load";
-import { findWorkerd, type MemoryPeak, sampleMemory } from "./proc";
+import { type MemoryPeak, sampleMemory, type WorkerdProcess } from "./proc";
 
 export interface ExportRun {
   label: string;
@@ -80,16 +80,16 @@ export interface ExportOptions {
   dateTo: string;
   expected: number;
   label: string;
-  stackPid: number;
-  port: number;
+  /** The workerd processes whose memory is sampled. */
+  processes: WorkerdProcess[];
   sampleIntervalMs: number;
   heapProbe?: HeapProbe;
   heapSampleIntervalMs: number;
 }
 
 export async function runExport(o: ExportOptions): Promise<ExportRun> {
-  const processes = findWorkerd(o.stackPid, o.port);
-  if (processes.length === 0) throw new Error("no workerd process found under the stack");
+  const processes = o.processes;
+  if (processes.length === 0) throw new Error("no workerd process to sample");
   const heapBaseline = await o.heapProbe?.usage().catch(() => undefined);
   const heapSampler =
     o.heapProbe && heapBaseline

@@ -200,3 +200,10 @@ export function stackCpuSeconds(
   }
   return out;
 }
+
+/** CPU seconds (user + system) one process has used so far; 0 when it is gone. */
+export function cpuSecondsOf(pid: number): number {
+  const fields = statFields(pid);
+  if (!fields) return 0;
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+}

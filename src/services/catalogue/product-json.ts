@@ -2,8 +2,8 @@ import { type SQL, sql } from "drizzle-orm";
 
 /**
  * The ProductCatalogProduct document, built by Postgres as JSON text: one statement for any number
- * of products (correlated subqueries per child collection, no query per row in the Worker), and the
- * Worker passes the text through without parsing it.
+ * of products (one grouped aggregate per child collection, no query per row in the Worker), and
+ * the Worker passes the text through without parsing it.
  */
 
 const ts = (column: string) =>
@@ -59,63 +59,72 @@ const PRODUCT_COLUMNS = `
   ${day("p.validity_to")} as "validityTo",
   p.weight as "weight"`;
 
-const CATEGORIES = `coalesce((
-  select json_agg(json_build_object(
-    'id', c.id, 'categoryId', json_build_object('id', c.id), 'wineryId', c.winery_id,
-    'parentCategoryId', c.parent_category_id, 'nameEn', c.name_en, 'nameIt', c.name_it,
-    'nameTranslationId', c.name_translation_id, 'nameTranslations', c.name_translations,
-    'descriptionTranslationId', c.description_translation_id,
-    'descriptionTranslations', c.description_translations, 'priority', c.priority,
-    'productsCount', coalesce(counts.n, 0)
-  ) order by c.priority, c.id)
-  from product_categories pc
-  join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id
-  left join category_counts counts on counts.category_id = c.id
-  where pc.product_id = p.id
-), '[]'::json)`;
-
-const channels = (activeOnly: boolean) => `coalesce((
-  select json_agg(json_build_object(
-    'id', ch.id, 'wineryChannelId', ch.winery_channel_id, 'active', ch.active,
-    'maxUnitsPerOrder', ch.max_units_per_order, 'priceCents', ch.price_cents
-  ) order by ch.winery_channel_id)
-  from product_channels ch
-  where ch.product_id = p.id${activeOnly ? " and ch.active" : ""}
-), '[]'::json)`;
-
-const ASSIGNMENTS = `coalesce((
-  select json_agg(json_build_object(
-    'id', a.id, 'productId', a.product_id, 'attributeId', a.attribute_id,
-    'attributeValueId', a.attribute_value_id, 'createdAt', ${ts("a.created_at")}
-  ) order by a.id)
-  from product_attribute_assignments a where a.product_id = p.id
-), '[]'::json)`;
-
-const METADATA = `coalesce((
-  select json_agg(json_build_object(
-    'id', m.id, 'productId', m.product_id, 'metadataName', m.metadata_name,
-    'metadataValue', m.metadata_value, 'active', m.active,
-    'validityFrom', ${day("m.validity_from")}, 'validityTo', ${day("m.validity_to")},
-    'updatedAt', ${ts("m.updated_at")}
-  ) order by m.id)
-  from product_metadata m where m.product_id = p.id
-), '[]'::json)`;
-
 /** A file answers as its stored members with the columns on top (the columns win). */
 export const FILE_JSON = (f: string) => `${f}.data || jsonb_build_object(
   'id', ${f}.id, 'productId', ${f}.product_id, 'displayOrder', ${f}.display_order,
   'flags', ${f}.flags, 'updatedAt', ${ts(`${f}.updated_at`)}
 )`;
 
-const FILES = `coalesce((
-  select json_agg(${FILE_JSON("f")} order by f.display_order, f.id)
-  from product_files f where f.product_id = p.id
-), '[]'::json)`;
+/*
+ * Each child collection is aggregated in one grouped pass over the selected products (a join and a
+ * GROUP BY product_id), then joined back by product id: a per-product correlated subquery would
+ * run once per product, five times over, which dominated the time of a catalogue of thousands.
+ */
+const CHILD_AGGREGATES = (activeChannelsOnly: boolean) => `
+  categories_of as (
+    select pc.product_id, json_agg(json_build_object(
+      'id', c.id, 'categoryId', json_build_object('id', c.id), 'wineryId', c.winery_id,
+      'parentCategoryId', c.parent_category_id, 'nameEn', c.name_en, 'nameIt', c.name_it,
+      'nameTranslationId', c.name_translation_id, 'nameTranslations', c.name_translations,
+      'descriptionTranslationId', c.description_translation_id,
+      'descriptionTranslations', c.description_translations, 'priority', c.priority,
+      'productsCount', coalesce(counts.n, 0)
+    ) order by c.priority, c.id) as items
+    from selected s
+    join product_categories pc on pc.product_id = s.id
+    join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id
+    left join category_counts counts on counts.category_id = c.id
+    group by pc.product_id
+  ),
+  channels_of as (
+    select ch.product_id, json_agg(json_build_object(
+      'id', ch.id, 'wineryChannelId', ch.winery_channel_id, 'active', ch.active,
+      'maxUnitsPerOrder', ch.max_units_per_order, 'priceCents', ch.price_cents
+    ) order by ch.winery_channel_id) as items
+    from selected s join product_channels ch on ch.product_id = s.id${activeChannelsOnly ? " and ch.active" : ""}
+    group by ch.product_id
+  ),
+  assignments_of as (
+    select a.product_id, json_agg(json_build_object(
+      'id', a.id, 'productId', a.product_id, 'attributeId', a.attribute_id,
+      'attributeValueId', a.attribute_value_id, 'createdAt', ${ts("a.created_at")}
+    ) order by a.id) as items
+    from selected s join product_attribute_assignments a on a.product_id = s.id
+    group by a.product_id
+  ),
+  metadata_of as (
+    select m.product_id, json_agg(json_build_object(
+      'id', m.id, 'productId', m.product_id, 'metadataName', m.metadata_name,
+      'metadataValue', m.metadata_value, 'active', m.active,
+      'validityFrom', ${day("m.validity_from")}, 'validityTo', ${day("m.validity_to")},
+      'updatedAt', ${ts("m.updated_at")}
+    ) order by m.id) as items
+    from selected s join product_metadata m on m.product_id = s.id
+    group by m.product_id
+  ),
+  files_of as (
+    select f.product_id, json_agg(${FILE_JSON("f")} order by f.display_order, f.id) as items
+    from selected s join product_files f on f.product_id = s.id
+    group by f.product_id
+  )`;
 
-const productDocument = (activeChannelsOnly: boolean) => `(select row_to_json(doc) from (select
+const PRODUCT_DOCUMENT = `(select row_to_json(doc) from (select
   ${PRODUCT_COLUMNS},
-  ${CATEGORIES} as "categories", ${channels(activeChannelsOnly)} as "channels",
-  ${ASSIGNMENTS} as "attributeAssignments", ${METADATA} as "metadata", ${FILES} as "files"
+  coalesce(categories_of.items, '[]'::json) as "categories",
+  coalesce(channels_of.items, '[]'::json) as "channels",
+  coalesce(assignments_of.items, '[]'::json) as "attributeAssignments",
+  coalesce(metadata_of.items, '[]'::json) as "metadata",
+  coalesce(files_of.items, '[]'::json) as "files"
 ) doc)`;
 
 export interface ProductFilter {
@@ -159,20 +168,40 @@ function productsStatement(wineryId: string, filter: ProductFilter, shape: "arra
       sql`exists (select 1 from product_channels x where x.product_id = p.id and x.active)`,
     );
   }
+  const where = sql.join(conditions, sql` and `);
   return sql`
     -- Materialized: referenced once, Postgres would otherwise inline the count into every product.
+    -- Through the winery's categories: product_categories is indexed by category, not by winery.
     with category_counts as materialized (
-      select category_id, count(*)::int as n from product_categories
-      where winery_id = ${wineryId} group by category_id
-    )
+      select pc.category_id, count(*)::int as n
+      from categories c
+      join product_categories pc on pc.category_id = c.id and pc.winery_id = c.winery_id
+      where c.winery_id = ${wineryId}
+      group by pc.category_id
+    ),
+    -- The selected products' ids, filtered once for the child aggregates.
+    selected as materialized (
+      select p.id from products p where ${where}
+    ),
+    ${sql.raw(CHILD_AGGREGATES(filter.activeChannelsOnly === true))}
     select ${
-      shape === "array"
-        ? sql`coalesce(json_agg(docs.doc order by docs.display_order, docs.id), '[]')::text`
-        : sql`docs.doc::text`
+      shape === "array" ? sql`coalesce(json_agg(docs.doc), '[]')::text` : sql`docs.doc::text`
     } as body
     from (
-      select p.display_order, p.id, ${sql.raw(productDocument(filter.activeChannelsOnly === true))} as doc
+      select p.display_order, p.id, ${sql.raw(PRODUCT_DOCUMENT)} as doc
+      -- products itself again rather than the CTE: its statistics (ids are unique) keep the
+      -- planner's row estimates of the joins right; on a CTE they grow by orders of magnitude,
+      -- and the inflated cost switches on JIT compilation, which then takes longer than the query.
       from products p
-      where ${sql.join(conditions, sql` and `)}
+      left join categories_of on categories_of.product_id = p.id
+      left join channels_of on channels_of.product_id = p.id
+      left join assignments_of on assignments_of.product_id = p.id
+      left join metadata_of on metadata_of.product_id = p.id
+      left join files_of on files_of.product_id = p.id
+      where ${where}
+      -- Sorted here, by the keys alone, before the documents are built: json_agg(... order by)
+      -- would sort the finished documents (megabytes of them), spilling to disk. json_agg keeps
+      -- the order of its input.
+      order by p.display_order, p.id
     ) docs`;
 }

@@ -1,0 +1,48 @@
+// npm run bench's command line: --help prints the usage without starting anything; mistakes are
+// the usage and exit 2, also before anything starts.
+
+import { execFile } from "node:child_process";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const TSX = join(ROOT, "node_modules", ".bin", "tsx");
+
+function bench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(
+      TSX,
+      [join(ROOT, "scripts", "bench.ts"), ...args],
+      { cwd: ROOT, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe("npm run bench", () => {
+  it.each([["--help"], ["-h"]])("%s prints the usage and starts nothing", async (flag) => {
+    const { code, stdout, stderr } = await bench([flag]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: npm run bench/);
+    expect(stdout).toMatch(/--quick/);
+    expect(stdout).not.toMatch(/\[bench\]/);
+    expect(stderr).toBe("");
+  });
+
+  it.each([
+    [["--bogus"], /Unknown option '--bogus'/],
+    [["--target", "dev"], /--target needs --soak/],
+    [["--soak", "--quick"], /--quick does not apply to --soak/],
+    [["--rows", "many"], /--rows must be a number >= 1000/],
+    [["--soak", "--target", "prod"], /--target is workerd or dev/],
+  ])("%j is the usage and exit 2", async (args, message) => {
+    const { code, stdout, stderr } = await bench(args);
+    expect(code).toBe(2);
+    expect(stdout).not.toMatch(/\[bench\]/);
+    expect(stderr).toMatch(message);
+    expect(stderr).toMatch(/Usage: npm run bench/);
+  });
+});
