@@ -75,7 +75,14 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<boolean>
 function startWrangler(args: string[]): ChildProcess {
   const wrangler = spawn("wrangler", ["dev", ...args], {
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      // Miniflare would fetch a sample `request.cf` object from workers.cloudflare.com at start
+      // (the Worker reads none of it): offline that prints a stack trace and holds the first
+      // request about 2 s. A default placeholder is used instead.
+      CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
+    },
   });
   onCleanup(async () => {
     if (wrangler.exitCode !== null || wrangler.signalCode !== null) return;
