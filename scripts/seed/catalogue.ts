@@ -38,7 +38,10 @@ const file = (name: string, flags = "MAIN") => ({
  * tasting bundle and a gift card, priced differently on three channels, with grape and vintage
  * attributes in Italian and English; and two customer classes (a yearly wine club, a trade class).
  */
-export async function seedCatalogue(db: Db, wineryId: string): Promise<Record<string, string>> {
+export async function seedCatalogue(
+  db: Db,
+  wineryId: string,
+): Promise<Record<string, string | number>> {
   await db
     .insert(schema.salesChannels)
     .values([
@@ -299,5 +302,17 @@ export async function seedCatalogue(db: Db, wineryId: string): Promise<Record<st
     on conflict (winery_id, name)
       do update set value = greatest(winery_counters.value, excluded.value)`);
 
-  return { productId: IDS.brunello, customerClassId: IDS.wineClub };
+  // E12 and E15 take these: the Brunello's first file and the grape attribute.
+  const [brunelloFile] = await db
+    .select({ id: schema.productFiles.id })
+    .from(schema.productFiles)
+    .where(eq(schema.productFiles.productId, IDS.brunello))
+    .orderBy(schema.productFiles.id)
+    .limit(1);
+  return {
+    productId: IDS.brunello,
+    customerClassId: IDS.wineClub,
+    attributeId: grape,
+    ...(brunelloFile && { fileId: brunelloFile.id }),
+  };
 }

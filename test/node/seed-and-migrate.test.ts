@@ -104,6 +104,8 @@ describe("npm run seed, twice", () => {
       commerceSessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       productId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       customerClassId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      attributeId: expect.any(Number),
+      fileId: expect.any(Number),
       experienceId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       slotId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       reservationId: expect.stringMatching(/^[0-9a-f-]{36}$/),

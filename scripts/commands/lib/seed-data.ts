@@ -233,7 +233,10 @@ const seedOrders: DemoStep = async (db, { wineryId, apiChannelKey }, log) => {
 
 /** An area's own demo data (scripts/seed/<area>.ts), logged with the ids it answers. */
 const area =
-  (name: string, seed: (db: Db, wineryId: string) => Promise<Record<string, string>>): DemoStep =>
+  (
+    name: string,
+    seed: (db: Db, wineryId: string) => Promise<Record<string, string | number>>,
+  ): DemoStep =>
   async (db, { wineryId }, log) => {
     const ids = await seed(db, wineryId);
     log(`${name}: ${JSON.stringify(ids)}`);
