@@ -9,6 +9,13 @@ import { defineConfig } from "vitest/config";
  * - `node`: tests of what runs in Node (the scripts, the local database stand-ins, the docs page in
  *   a real browser), under test/node/.
  */
+/**
+ * The tests' own rate-limit tier, added through RATE_LIMIT_EXTRA_TIERS (the production tier table,
+ * src/services/auth/rate-limit-tiers.ts, does not know it): a limit a test reaches in a few
+ * requests, with its binding. Every other key the tests make is on the "bulk" tier.
+ */
+const TEST_TINY_TIER = { binding: "RATE_LIMIT_TEST_TINY", limit: 3, period: 10 } as const;
+
 export default defineConfig({
   test: {
     // Round-trip budgets are read from counters shared by the whole run: one file at a time.
@@ -37,11 +44,13 @@ export default defineConfig({
                 // Cases per property of test/fuzz (its default when empty).
                 FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
                 FUZZ_SEED: process.env.FUZZ_SEED ?? "",
+                RATE_LIMIT_EXTRA_TIERS: JSON.stringify({ "test-tiny": TEST_TINY_TIER }),
               },
-              // The test-only tier (rate-limit-tiers.ts "test-tiny"): a limit a test reaches in a
-              // few requests. Every other key the tests make is on the "bulk" tier.
               ratelimits: {
-                RATE_LIMIT_TEST_TINY: { namespace_id: "1999", simple: { limit: 3, period: 10 } },
+                [TEST_TINY_TIER.binding]: {
+                  namespace_id: "1999",
+                  simple: { limit: TEST_TINY_TIER.limit, period: TEST_TINY_TIER.period },
+                },
               },
             },
           })),

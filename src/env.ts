@@ -18,6 +18,11 @@ export interface Bindings extends CloudflareBindings {
   NEON_HTTP_ENDPOINT?: string;
   /** Local only: host:port of the WebSocket-to-TCP relay in Neon's proxy URL shape. */
   NEON_WS_PROXY?: string;
+  /**
+   * Rate-limit tiers added by configuration (src/services/auth/rate-limit-tiers.ts): unset in
+   * production; the tests add a tiny tier with its binding (vitest.config.ts).
+   */
+  RATE_LIMIT_EXTRA_TIERS?: string;
 }
 
 export interface Variables {

@@ -21,6 +21,21 @@ export type Owner = { wineryId: string } | "fillers";
 export const MEASURED_RANGE = { from: "2025-03-01", to: "2025-03-31" };
 const CHUNK = 100_000;
 
+/** See Generator.reservationTargets. */
+export interface ReservationTargets {
+  experienceId: string;
+  /** One slot per date, all at `slotTime`. */
+  slotDates: string[];
+  slotTime: string;
+  refundReservationId: string;
+}
+const RESERVATION_SLOTS_FROM = "2030-01-07";
+const RESERVATION_SLOT_TIME = "15:00:00";
+/** Places per slot: E11 takes 2 per request, so even 100,000 requests leave room. */
+const RESERVATION_SLOT_PLACES = 1_000_000;
+/** E14's paid amount: a cent per refund lasts a hundred million requests. */
+const REFUNDABLE_CENTS = 100_000_000;
+
 export class Generator {
   private progressive = 1;
   private fillerCount = 0;
@@ -298,6 +313,52 @@ export class Generator {
         values,
       );
     });
+  }
+
+  /**
+   * What E11 and E14 write to, in one winery (the demo one; never the measured winery, whose
+   * reservations and contacts the scaled reads count): an experience with `slotCount` slots of
+   * RESERVATION_SLOT_PLACES places on consecutive days, which E11's imports (2 guests each) take
+   * in turn so that they do not all queue on one slot row and no run fills them; and one
+   * reservation with an in-house payment of REFUNDABLE_CENTS, which E14 refunds a cent at a time.
+   */
+  async reservationTargets(wineryId: string, slotCount: number): Promise<ReservationTargets> {
+    const { rows } = await this.query(
+      `with e as (
+         insert into experiences (id, winery_id, active, state, price_cents, price_currency, title_translations)
+         values (gen_random_uuid(), $1::uuid, true, 'PUBLISHED', 2500, 'EUR', '{"en": "Bench imports"}'::jsonb)
+         returning id, winery_id),
+       s as (
+         insert into slots (winery_id, experience_id, date, time, max_parties)
+         select e.winery_id, e.id, date '${RESERVATION_SLOTS_FROM}' + g, time '${RESERVATION_SLOT_TIME}', $3::int
+         from e, generate_series(0, $2::int - 1) g
+         returning id),
+       r as (
+         insert into reservations (id, winery_id, experience_id, date, time, state, guest_count01,
+           guest_count_total, gross_total_cents, paid_total_cents, paid, language_iso, origin, payment_currency)
+         select gen_random_uuid(), e.winery_id, e.id, date '${RESERVATION_SLOTS_FROM}', time '${RESERVATION_SLOT_TIME}',
+           'CONFIRMED', 2, 2, $4::bigint, $4::bigint, true, 'en', 'bench', 'EUR'
+         from e
+         returning id, winery_id),
+       -- the foreign key to reservations is checked at the end of the statement, after both inserts
+       p as (
+         insert into reservation_payments (winery_id, reservation_id, provider, in_house, amount_cents)
+         select winery_id, id, 'IN_HOUSE', true, $4::bigint from r)
+       select (select id from e) as experience_id, (select id from r) as reservation_id,
+         (select count(*)::int from s) as slots`,
+      [wineryId, slotCount, RESERVATION_SLOT_PLACES, REFUNDABLE_CENTS],
+    );
+    const row = rows[0] as { experience_id: string; reservation_id: string; slots: number };
+    if (row.slots !== slotCount) throw new Error(`made ${row.slots} of ${slotCount} slots`);
+    const first = Date.parse(`${RESERVATION_SLOTS_FROM}T00:00:00Z`);
+    return {
+      experienceId: row.experience_id,
+      slotDates: Array.from({ length: slotCount }, (_, i) =>
+        new Date(first + i * 86_400_000).toISOString().slice(0, 10),
+      ),
+      slotTime: RESERVATION_SLOT_TIME,
+      refundReservationId: row.reservation_id,
+    };
   }
 
   /** Fresh planner statistics after a bulk load, as long-lived tables have. */

@@ -6,7 +6,7 @@
  * is listed in the report as not measured.
  */
 import type { LoadRequest } from "./cannon";
-import { MEASURED_RANGE } from "./generate";
+import { MEASURED_RANGE, type ReservationTargets } from "./generate";
 
 /** The seeded ids the requests use (see run.ts). */
 export interface Fixtures {
@@ -23,6 +23,8 @@ export interface Fixtures {
     attributeId: string;
     customerClassId: string;
     experienceId: string;
+    /** What E11 imports into and E14 refunds (generate.ts). */
+    reservations: ReservationTargets;
   };
   /** The measured winery: fixed data in the scaled tables (generate.ts). */
   measured: { wineryId: string; apiKey: string };
@@ -399,6 +401,40 @@ export const ROUTES: BenchRoute[] = [
     },
   },
   {
+    id: "E11",
+    method: "PUT",
+    path: "/api/v2/reservations/import/{reservationID}",
+    kind: "write",
+    // A new reservation of 2 guests each time, in the slots taken in turn (room for the whole run),
+    // with its MASTER contact (a new one: E13's upsert rule) and an in-house payment.
+    request: (f, seq) => {
+      const { experienceId, slotDates, slotTime } = f.demo.reservations;
+      return json("PUT", "/api/v2/reservations/import/NEW", f.demo.apiKey, {
+        experienceId,
+        date: slotDates[seq % slotDates.length],
+        time: slotTime,
+        state: "CONFIRMED",
+        guestCount01: 2,
+        guestCountTotal: 2,
+        grossTotalCents: 5000,
+        paidTotalCents: 5000,
+        paid: true,
+        languageIso: "en",
+        paymentCurrency: "EUR",
+        reservationContacts: [
+          {
+            contactType: "MASTER",
+            countryIso: "IT",
+            email: `bench-guest-${f.tag}-${seq}@example.com`,
+            firstName: "Giulia",
+            lastName: "Rossi",
+            phoneNumber: "+39 055 123 4567",
+          },
+        ],
+      });
+    },
+  },
+  {
     id: "E12",
     method: "PUT",
     path: "/api/v2/product-catalog/products/{id}/files/{fileId}",
@@ -427,6 +463,21 @@ export const ROUTES: BenchRoute[] = [
         lastName: `Contact ${seq}`,
         phoneNumber: `+39 333 ${String(seq).padStart(7, "0")}`,
       }),
+  },
+  {
+    id: "E14",
+    method: "POST",
+    path: "/api/v2/reservations/{reservationID}/refund",
+    kind: "write",
+    // One cent of a large in-house payment each time, without Idempotency-Key (one statement), so
+    // the reservation stays refundable for the whole run.
+    request: (f) =>
+      json(
+        "POST",
+        `/api/v2/reservations/${f.demo.reservations.refundReservationId}/refund`,
+        f.demo.apiKey,
+        { amountCents: 1 },
+      ),
   },
   {
     id: "E15",

@@ -55,6 +55,8 @@ export const MEASURED = {
   reservations: 50,
 };
 const FILLER_WINERIES = 999;
+/** Slots E11's imports take in turn (see Generator.reservationTargets). */
+const RESERVATION_SLOTS = 20;
 
 const fmt = (n: number) => n.toLocaleString("en");
 
@@ -72,6 +74,7 @@ async function fixtures(gen: Generator, env: Environment): Promise<Fixtures> {
     [demo.wineryId],
   );
   const measured = await createTenant(db, "Bench measured winery");
+  const reservations = await gen.reservationTargets(String(demo.wineryId), RESERVATION_SLOTS);
   void env;
   return {
     demo: {
@@ -86,6 +89,7 @@ async function fixtures(gen: Generator, env: Environment): Promise<Fixtures> {
       attributeId,
       customerClassId: String(demo.customerClassId),
       experienceId: String(demo.experienceId),
+      reservations,
     },
     measured,
     tag: Date.now().toString(36),

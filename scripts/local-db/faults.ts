@@ -3,7 +3,7 @@
 // With mode "none" (the default, and what dev always runs with) every check below is one
 // comparison; nothing is delayed, parsed or counted beyond what the relay already does.
 
-export type FaultMode = "none" | "refuse" | "drop" | "latency";
+export type FaultMode = "none" | "refuse" | "drop" | "stall" | "latency";
 
 export interface FaultSettings {
   /**
@@ -11,10 +11,15 @@ export interface FaultSettings {
    *   (a database that cannot be reached);
    * - drop: queries pass until `afterQueries` have gone through; the next one reaches the stand-in
    *   and its connection is cut before any answer (a connection lost mid-query);
+   * - stall: queries pass until `afterQueries` have gone through; from then on every query, and
+   *   every new WebSocket session's start-up, is held with its connection open and never answered
+   *   (a database that accepts connections but does not answer). A held request stays held until
+   *   its caller gives up and closes it, also after the fault is lifted; nothing held ever reaches
+   *   Postgres;
    * - latency: every query waits `latencyMs` before it goes on to Postgres.
    */
   mode: FaultMode;
-  /** drop: queries let through before the cut (0: the first query is cut). */
+  /** drop, stall: queries let through before the fault acts (0: the first query meets it). */
   afterQueries: number;
   /** latency: added to every query. */
   latencyMs: number;
@@ -31,7 +36,7 @@ export function createFaults(): Faults {
   return { mode: "none", afterQueries: 0, latencyMs: 0, queries: 0, tripped: false };
 }
 
-const MODES: readonly FaultMode[] = ["none", "refuse", "drop", "latency"];
+const MODES: readonly FaultMode[] = ["none", "refuse", "drop", "stall", "latency"];
 const MAX_LATENCY_MS = 10_000;
 
 /** Applies a POST /__faults body; answers an error message for a body it cannot apply. */
@@ -59,13 +64,20 @@ export function setFaults(faults: Faults, body: unknown): string | undefined {
   return undefined;
 }
 
-/** What happens to `count` queries about to be sent on: passed on, delayed, or their connection cut. */
-export function onQueries(faults: Faults, count: number): "pass" | "delay" | "cut" {
+/**
+ * What happens to `count` queries about to be sent on: passed on, delayed, their connection cut,
+ * or held unanswered.
+ */
+export function onQueries(faults: Faults, count: number): "pass" | "delay" | "cut" | "stall" {
   if (faults.mode === "none" || count === 0) return "pass";
   faults.queries += count;
   if (faults.mode === "drop" && faults.queries > faults.afterQueries) {
     faults.tripped = true;
     return "cut";
+  }
+  if (faults.mode === "stall" && faults.queries > faults.afterQueries) {
+    faults.tripped = true;
+    return "stall";
   }
   if (faults.mode === "latency" && faults.latencyMs > 0) {
     faults.tripped = true;
@@ -77,6 +89,13 @@ export function onQueries(faults: Faults, count: number): "pass" | "delay" | "cu
 /** Whether a new connection (HTTP request, WebSocket upgrade) is refused. */
 export function refusesConnections(faults: Faults): boolean {
   if (faults.mode !== "refuse") return false;
+  faults.tripped = true;
+  return true;
+}
+
+/** Whether a new WebSocket session is accepted but its start-up held unanswered (stall, once due). */
+export function stallsSessions(faults: Faults): boolean {
+  if (faults.mode !== "stall" || faults.queries < faults.afterQueries) return false;
   faults.tripped = true;
   return true;
 }

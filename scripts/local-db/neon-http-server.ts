@@ -57,6 +57,8 @@ class BadRequest extends Error {}
 
 /** The request reached the endpoint, but its connection is to be cut before any answer. */
 const CUT = Symbol("cut");
+/** The request reached the endpoint and is held: its connection stays open, never answered. */
+const STALL = Symbol("stall");
 
 const ISOLATION_LEVELS: Record<string, string> = {
   Serializable: "SERIALIZABLE",
@@ -216,13 +218,16 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
 
   const isKeyLookup = (text: string) => /^\s*select\b[\s\S]*\bfrom "api_keys"/i.test(text);
 
-  async function handleSql(req: IncomingMessage): Promise<[number, unknown] | typeof CUT> {
+  async function handleSql(
+    req: IncomingMessage,
+  ): Promise<[number, unknown] | typeof CUT | typeof STALL> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     // The whole request has arrived: a dropped connection loses it before it reaches Postgres.
     if (opts.faults) {
       const action = onQueries(opts.faults, 1);
       if (action === "cut") return CUT;
+      if (action === "stall") return STALL;
       if (action === "delay") await sleep(opts.faults.latencyMs);
     }
     let body: unknown;
@@ -294,6 +299,8 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
           req.socket.destroy();
           return;
         }
+        // Never answered; the caller's own deadline closes the connection (or close() does).
+        if (answer === STALL) return;
         [status, payload] = answer;
       } catch (err) {
         status = 400;

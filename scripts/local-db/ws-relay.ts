@@ -6,7 +6,7 @@ import { connect, isIPv4, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RawData, WebSocket, WebSocketServer as WebSocketServerClass } from "ws";
-import { type Faults, onQueries, refusesConnections } from "./faults";
+import { type Faults, onQueries, refusesConnections, stallsSessions } from "./faults";
 import {
   CANCEL_REQUEST_CODE,
   GSSENC_REQUEST_CODE,
@@ -140,6 +140,9 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
     let clientGone = false;
     // Chunks held back by injected latency, in order; undefined when nothing waits (the default).
     let delayed: Promise<void> | undefined;
+    // A stalled session passes nothing more on, from its start-up or from the first held query:
+    // the client waits on an open connection that never answers, until it gives up.
+    let stalled = opts.faults ? stallsSessions(opts.faults) : false;
 
     const write = (chunk: Buffer) => {
       if (tcp)
@@ -153,10 +156,16 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
     };
 
     ws.on("message", (data) => {
-      if (terminated) return;
+      if (terminated || stalled) return;
       const chunk = toBuffer(data);
       const seen = watcher.fromClient(chunk);
       const action = opts.faults ? onQueries(opts.faults, seen.queries) : "pass";
+      if (action === "stall") {
+        // Held with what came before it still flowing; nothing from here on reaches Postgres.
+        stalled = true;
+        log(`ws-relay: fault: holding the session to ${key} unanswered`);
+        return;
+      }
       if (action === "cut") {
         // The query reached the relay, never the database; the session dies as on a lost network.
         terminated = true;
@@ -196,6 +205,10 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
       tcp?.destroy();
     });
 
+    if (stalled) {
+      log(`ws-relay: fault: holding the start-up of a session to ${key} unanswered`);
+      return; // no Postgres connection: the client's 'close' has nothing to end
+    }
     acquire(key, () => {
       if (clientGone) {
         release(key);

@@ -8,6 +8,7 @@ import {
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from "drizzle-orm/neon-http";
 import { NeonDatabase, NeonDriver } from "drizzle-orm/neon-serverless";
 import { PgDialect } from "drizzle-orm/pg-core";
+import { DatabaseTimeoutError } from "./errors";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -38,6 +39,28 @@ export interface Database {
  */
 export const CONNECT_TIMEOUT_MS = 2_000;
 
+/**
+ * How long one query may go unanswered before the request gives up with 503 SERVICE_UNAVAILABLE:
+ * each SQL-over-HTTP request (a query or a `batch`, its answer's body included) and each query of
+ * a transaction's WebSocket session. A database that accepts connections but never answers costs
+ * a caller this once (the first unanswered query ends the request), not the platform's limits.
+ * Nothing is half-written: an HTTP batch is one transaction, and a timed-out session's socket is
+ * destroyed, so Postgres rolls its open transaction back. (A COMMIT whose answer is what got lost
+ * may still have committed, as with any connection lost at that moment; Idempotency-Key covers
+ * the retry.)
+ *
+ * Why 30 s and not the 2 s of a refused or dropped connection: from the client a stuck database
+ * and a query waiting its turn look the same (no byte comes back), and waiting is legitimate: a
+ * row lock held by a concurrent write (E9 and experience saves lock the experience, a retried
+ * Idempotency-Key waits for the first request's claim), a Neon compute waking from suspension.
+ * Under test/load's 50 concurrent clients on this 2-CPU machine shared with other work (load
+ * average 8 to 15), single queries waited up to ~15 s on such locks: a 2 s deadline turned 113 of
+ * its ~400 requests into 503s, a 10 s one 17. 30 s keeps twice that margin, is far above what a
+ * working database takes at a sane load, and still bounds a stuck one well inside the platform's
+ * own limits.
+ */
+export const QUERY_TIMEOUT_MS = 30_000;
+
 let configuredFor: string | undefined;
 
 /**
@@ -48,6 +71,7 @@ function configureNeon(config: DatabaseConfig) {
   const key = `${config.NEON_HTTP_ENDPOINT ?? ""}|${config.NEON_WS_PROXY ?? ""}`;
   if (configuredFor === key) return;
   configuredFor = key;
+  neonConfig.fetchFunction = fetchWithDeadline;
   if (config.NEON_HTTP_ENDPOINT) neonConfig.fetchEndpoint = config.NEON_HTTP_ENDPOINT;
   if (config.NEON_WS_PROXY) {
     const proxy = config.NEON_WS_PROXY;
@@ -98,6 +122,56 @@ function transactionDatabase(client: Client): NeonDatabase<Schema> {
   return new NeonDatabase(relational.dialect, session, relational.schema);
 }
 
+/** The SQL-over-HTTP fetch, aborted when its answer (headers and body) takes over QUERY_TIMEOUT_MS. */
+function fetchWithDeadline(
+  input: Parameters<typeof fetch>[0],
+  init?: RequestInit,
+): Promise<Response> {
+  return fetch(input, { ...init, signal: AbortSignal.timeout(QUERY_TIMEOUT_MS) });
+}
+
+/**
+ * `promise`, or a DatabaseTimeoutError once `ms` have passed without it settling; `onExpire` runs
+ * then. (A late rejection of `promise` is still handled: the race listens to it.)
+ */
+function withDeadline<T>(promise: Promise<T>, ms: number, onExpire: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onExpire();
+      reject(new DatabaseTimeoutError(ms));
+    }, ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Gives every query of the client's session QUERY_TIMEOUT_MS. At the first one unanswered, the
+ * session's socket is destroyed (Postgres rolls back what the session had not committed) and
+ * `expired` rejects, so the transaction gives up then, without waiting for drizzle's ROLLBACK on a
+ * socket that may never answer again.
+ */
+function guardQueries(client: Client, destroy: () => void) {
+  let expire: (error: Error) => void = () => {};
+  const expired = new Promise<never>((_, reject) => {
+    expire = reject;
+  });
+  const guard = { expired, timedOut: false };
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const pending = query(...args);
+    if (!(pending instanceof Promise)) return pending; // the callback form; drizzle never uses it
+    return withDeadline(pending, QUERY_TIMEOUT_MS, () => {
+      guard.timedOut = true;
+      destroy();
+    }).catch((error: unknown) => {
+      if (error instanceof DatabaseTimeoutError) expire(error);
+      throw error;
+    });
+  };
+  return guard;
+}
+
 export function createDatabase(
   config: DatabaseConfig,
   waitUntil: (promise: Promise<unknown>) => void,
@@ -126,13 +200,24 @@ export function createDatabase(
       client.on("end", () => {
         ended = true;
       });
-      await client.connect();
+      // The driver's own connect timeout closes the WebSocket and waits for it to close; the
+      // deadline also holds when that close is never acknowledged.
+      const destroy = () => {
+        try {
+          client.connection.stream.destroy();
+        } catch {
+          // a WebSocket that cannot even be closed is gone already
+        }
+      };
+      await withDeadline(client.connect(), CONNECT_TIMEOUT_MS, destroy);
+      const guard = guardQueries(client, destroy);
       try {
-        return await transactionDatabase(client).transaction(work);
+        return await Promise.race([transactionDatabase(client).transaction(work), guard.expired]);
       } finally {
         // Only a connected client is ended: ending one whose socket never opened throws from
-        // inside the driver instead of rejecting.
-        if (!ended) waitUntil(client.end().catch(() => {}));
+        // inside the driver instead of rejecting. A timed-out one was destroyed already; its
+        // end() would wait for a close that a stuck peer may never acknowledge.
+        if (!ended && !guard.timedOut) waitUntil(client.end().catch(() => {}));
       }
     },
   };

@@ -5,6 +5,7 @@
  */
 
 interface PgLikeError {
+  name?: unknown;
   code?: unknown;
   message?: unknown;
   sourceError?: unknown;
@@ -18,6 +19,17 @@ function* causes(error: unknown): Generator<PgLikeError> {
   for (let depth = 0; current && typeof current === "object" && depth < 8; depth++) {
     yield current as PgLikeError;
     current = (current as { cause?: unknown }).cause;
+  }
+}
+
+/**
+ * A database that accepted the request or the session but did not answer in time (see
+ * QUERY_TIMEOUT_MS in client.ts): nothing it was asked in that call is known to have happened.
+ */
+export class DatabaseTimeoutError extends Error {
+  override name = "DatabaseTimeoutError";
+  constructor(ms: number) {
+    super(`The database did not answer within ${ms} ms.`);
   }
 }
 
@@ -38,6 +50,10 @@ const UNAVAILABLE_MESSAGES = [
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (const e of causes(error)) {
+    // Ours, or the TimeoutError DOMException of the SQL-over-HTTP fetch's AbortSignal.timeout
+    // when it fires while the answer's body is read (before that, the driver wraps it as
+    // "Error connecting to database: TimeoutError: ...").
+    if (e instanceof DatabaseTimeoutError || e.name === "TimeoutError") return true;
     if (typeof e.code === "string" && (e.code.startsWith("08") || UNAVAILABLE_CODES.has(e.code))) {
       return true;
     }

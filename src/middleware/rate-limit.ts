@@ -23,7 +23,7 @@ import { type RateLimitPolicy, rateLimitPolicy } from "../services/auth/rate-lim
  */
 export const rateLimitByKey = createMiddleware<AppEnv>(async (c, next) => {
   const { apiKeyId, rateLimitTier } = c.get("principal");
-  const policy = rateLimitPolicy(rateLimitTier);
+  const policy = rateLimitPolicy(rateLimitTier, c.env.RATE_LIMIT_EXTRA_TIERS);
   const binding = policy && bindingOf(c.env, policy);
   if (!policy || !binding) {
     warnOnce(policy ? `binding ${policy.binding} missing` : `unknown tier "${rateLimitTier}"`);

@@ -1,19 +1,30 @@
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "../../src/db/schema";
-import { RATE_LIMIT_TIERS } from "../../src/services/auth/rate-limit-tiers";
+import {
+  extraRateLimitTiers,
+  RATE_LIMIT_TIERS,
+  type RateLimitPolicy,
+} from "../../src/services/auth/rate-limit-tiers";
 import { api, expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
 import { createApiKey, createTenant, type TestTenant } from "../helpers/factories";
 import { externalOrder, importOrder } from "../helpers/orders";
 
 /**
- * Rate limits per API key (src/middleware/rate-limit.ts). The "test-tiny" tier is bound only in
- * vitest.config.ts: 3 requests per 10 s window. The emulated windows are aligned to the clock, so a
+ * Rate limits per API key (src/middleware/rate-limit.ts). The "test-tiny" tier exists only in the
+ * test configuration (vitest.config.ts adds it through RATE_LIMIT_EXTRA_TIERS, with its binding):
+ * 3 requests per 10 s window. The emulated windows are aligned to the clock, so a
  * run may cross into a new window once; 2 * limit + 1 requests always reach a 429 (crossing twice
  * would take over 10 s).
  */
-const tiny = RATE_LIMIT_TIERS["test-tiny"];
+function testTinyTier(): RateLimitPolicy {
+  const tier = extraRateLimitTiers(env.RATE_LIMIT_EXTRA_TIERS)["test-tiny"];
+  if (!tier) throw new Error("vitest.config.ts adds the test-tiny tier (RATE_LIMIT_EXTRA_TIERS)");
+  return tier;
+}
+const tiny = testTinyTier();
 const TINY_POLICY = `"test-tiny";q=${tiny.limit};w=${tiny.period}`;
 const BULK_POLICY = `"bulk";q=${RATE_LIMIT_TIERS.bulk.limit};w=${RATE_LIMIT_TIERS.bulk.period}`;
 const unknownOrder = "/v2/orders/2147483000";

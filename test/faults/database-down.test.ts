@@ -16,8 +16,8 @@ import { READ_ONLY_OPERATIONS, WRITE_CASES, type WriteRequest } from "./write-ro
  * 503 SERVICE_UNAVAILABLE with Retry-After, leaves the winery's rows exactly as they were, and
  * succeeds once the fault is gone, without a restart. How fast the 503 comes is configuration, not
  * measured here: the stand-ins cut the connection at once (refused, or cut mid-query) and the
- * driver fails on a closed connection without retrying; the WebSocket client's connect timeout
- * bounds a database that never answers (src/db/client.ts).
+ * driver fails on a closed connection without retrying. A database that never answers is bounded
+ * by the connect and query deadlines of src/db/client.ts (database-stalled.test.ts).
  */
 resetFaultsAfterEach();
 

@@ -126,7 +126,7 @@ describe("a slow database", () => {
 describe("how fast a dead database answers", () => {
   it("is configuration, not measurement: the WebSocket connect gives up within 2 s", () => {
     // A refused or cut connection fails the driver at once (the tests above); a silent one is
-    // bounded by the transaction client's connect timeout (src/db/client.ts).
+    // bounded by the connect and query deadlines (src/db/client.ts, database-stalled.test.ts).
     expect(CONNECT_TIMEOUT_MS).toBeGreaterThan(0);
     expect(CONNECT_TIMEOUT_MS).toBeLessThanOrEqual(2_000);
   });

@@ -12,7 +12,9 @@ export interface FaultState extends FaultSettings {
 /**
  * Sets a fault on the local database endpoints (both the SQL-over-HTTP endpoint and the WebSocket
  * relay): `refuse` cuts every new connection, `drop` cuts the connection of the query after
- * `afterQueries`, `latency` delays every query by `latencyMs`. It stays until the next call.
+ * `afterQueries`, `stall` holds every query after `afterQueries` (and every WebSocket start-up
+ * from then on) unanswered on an open connection, `latency` delays every query by `latencyMs`.
+ * It stays until the next call.
  */
 export async function setFault(
   settings: Partial<FaultSettings> & Pick<FaultSettings, "mode">,
@@ -28,6 +30,20 @@ export const clearFault = () => setFault({ mode: "none" });
 
 export async function faultState(): Promise<FaultState> {
   return (await (await fetch(env.TEST_FAULTS_URL)).json()) as FaultState;
+}
+
+/**
+ * The database queries `send` makes (an HTTP request or batch counts one, and so does each query
+ * of a WebSocket session), counted by a fault that acts on none (latency 0); and its answer.
+ */
+export async function countQueries(
+  send: () => Promise<Response>,
+): Promise<{ queries: number; response: Response }> {
+  await setFault({ mode: "latency", latencyMs: 0 });
+  const response = await send();
+  const { queries } = await faultState();
+  await clearFault();
+  return { queries, response };
 }
 
 /** 503 SERVICE_UNAVAILABLE problem+json with a positive Retry-After. */

@@ -54,6 +54,23 @@ describe("the fault switch", () => {
     }
   });
 
+  it("stall: the SQL request after `afterQueries` is held open and never answered", async () => {
+    await post({ mode: "stall", afterQueries: 0 });
+    try {
+      await expect(
+        fetch(local.httpEndpoint, {
+          method: "POST",
+          body: '{"query":"select 1"}',
+          signal: AbortSignal.timeout(300),
+        }),
+      ).rejects.toThrow(/abort|timeout/i);
+      expect(await (await fetch(faultsUrl())).json()).toMatchObject({ queries: 1, tripped: true });
+      expect((await fetch(local.statsUrl)).status).toBe(200);
+    } finally {
+      await post({ mode: "none" });
+    }
+  });
+
   it("drop: the SQL request after `afterQueries` loses its connection once it has arrived", async () => {
     await post({ mode: "drop", afterQueries: 0 });
     try {

@@ -102,7 +102,6 @@ describe("E16 POST /v2/reservations/query: happy", () => {
   });
 
   it("costs one round trip for an answer that fits one batch", async () => {
-    await queryOk({}); // verify the key outside the count
     const { result, trips } = await countRoundTrips(() => queryOk({}));
     expect(result).toHaveLength(4);
     expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
@@ -117,7 +116,6 @@ describe("E16 POST /v2/reservations/query: happy", () => {
       select gen_random_uuid(), ${bulk.wineryId}, ${experience.id},
         date '2027-02-01' + (g % 7), time '08:00' + make_interval(mins => g % 5), 'CONFIRMED'
       from generate_series(1, ${count}) g`);
-    await queryOk({}, "", bulk.apiKey);
     const { result, trips } = await countRoundTrips(() => queryOk({}, "", bulk.apiKey));
     expect(result).toHaveLength(count);
     const keys = result.map((r) => `${r.date} ${r.time} ${r.id}`);

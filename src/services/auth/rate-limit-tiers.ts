@@ -27,28 +27,67 @@ export const RATE_LIMIT_TIERS = {
    * suite. High enough that no test or load run trips it, while every answer still states a policy.
    */
   bulk: { binding: "RATE_LIMIT_BULK", limit: 1_000_000, period: 60 },
-  /**
-   * Bound only by the test configuration (vitest.config.ts), so a test reaches a limit in a few
-   * requests. The apikey script does not offer it; in production its binding is absent and a key
-   * on it would be let through (see the middleware's fail-open rule).
-   */
-  "test-tiny": { binding: "RATE_LIMIT_TEST_TINY", limit: 3, period: 10 },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type RateLimitTier = keyof typeof RATE_LIMIT_TIERS;
 
 export const DEFAULT_RATE_LIMIT_TIER: RateLimitTier = "standard";
 
-/** The tiers an operator may give a key (the apikey script's `--rate-limit`). */
-export const ASSIGNABLE_RATE_LIMIT_TIERS = (
-  Object.keys(RATE_LIMIT_TIERS) as RateLimitTier[]
-).filter((tier) => tier !== "test-tiny");
+/**
+ * The tiers an operator may give a key (the apikey script's `--rate-limit`): the table's, never
+ * one added by configuration (below).
+ */
+export const ASSIGNABLE_RATE_LIMIT_TIERS = Object.keys(RATE_LIMIT_TIERS) as RateLimitTier[];
 
 export function isRateLimitTier(value: string): value is RateLimitTier {
   return Object.hasOwn(RATE_LIMIT_TIERS, value);
 }
 
-/** The policy of a stored tier, or undefined for a name no longer (or not yet) in the table. */
-export function rateLimitPolicy(tier: string): RateLimitPolicy | undefined {
-  return isRateLimitTier(tier) ? RATE_LIMIT_TIERS[tier] : undefined;
+let extraFrom: string | undefined;
+let extra: Readonly<Record<string, RateLimitPolicy>> = {};
+
+/**
+ * Tiers added by configuration rather than by this table: the Worker's `RATE_LIMIT_EXTRA_TIERS`
+ * variable, a JSON object of tier name to `{ binding, limit, period }` (each binding declared
+ * beside it). Production sets none; the test configuration (vitest.config.ts) adds the tiny tier
+ * its rate-limit tests reach in a few requests. A name of the table always means the table's
+ * tier, and an entry that is not a valid policy is left out (a key on it is let through, as for
+ * any unknown tier). Parsed once per isolate and value.
+ */
+export function extraRateLimitTiers(
+  json: string | undefined,
+): Readonly<Record<string, RateLimitPolicy>> {
+  if (!json) return {};
+  if (json === extraFrom) return extra;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    parsed = undefined;
+  }
+  const tiers: Record<string, RateLimitPolicy> = {};
+  if (typeof parsed === "object" && parsed !== null) {
+    for (const [name, value] of Object.entries(parsed)) {
+      const { binding, limit, period } = (value ?? {}) as Partial<RateLimitPolicy>;
+      const valid =
+        !isRateLimitTier(name) &&
+        typeof binding === "string" &&
+        Number.isInteger(limit) &&
+        (limit as number) > 0 &&
+        (period === 10 || period === 60);
+      if (valid) tiers[name] = { binding, limit: limit as number, period };
+    }
+  }
+  extraFrom = json;
+  extra = tiers;
+  return extra;
+}
+
+/**
+ * The policy of a stored tier: the table's, else one added by configuration (`extraTiers`, the
+ * RATE_LIMIT_EXTRA_TIERS variable), else undefined for a name no longer (or not yet) known.
+ */
+export function rateLimitPolicy(tier: string, extraTiers?: string): RateLimitPolicy | undefined {
+  if (isRateLimitTier(tier)) return RATE_LIMIT_TIERS[tier];
+  return extraTiers ? extraRateLimitTiers(extraTiers)[tier] : undefined;
 }
