@@ -188,7 +188,6 @@ describe("E17/E18 contacts export: happy", () => {
       const bulk = await createTenant();
       const count = EXPORT_BATCH_SIZE * 2 + 17;
       await insertContacts(bulk.wineryId, count, new Date("2021-06-01T00:00:00Z"));
-      await exportAll(path, bulk.apiKey); // verify the key outside the count
       const { result, trips } = await countRoundTrips(() =>
         exportAll<{ id: number }>(path, bulk.apiKey),
       );
@@ -212,7 +211,6 @@ describe("E17/E18 contacts export: happy", () => {
   );
 
   it.each(routes)("%s costs one round trip for a small export", async (_, path) => {
-    await exportAll(path, tenant.apiKey); // verify the key outside the count (cached for 5 s)
     const { trips } = await countRoundTrips(() => exportAll(path, tenant.apiKey));
     expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
   });
