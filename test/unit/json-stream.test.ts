@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { STREAM_ABORTED_MESSAGE, streamJsonArray } from "../../src/lib/json-stream";
+import {
+  STREAM_ABORTED_MESSAGE,
+  STREAM_CHUNK_CHARS,
+  streamJsonArray,
+} from "../../src/lib/json-stream";
 
 async function* batches(...chunks: string[][]) {
   for (const chunk of chunks) yield chunk;
@@ -16,10 +20,26 @@ describe("streamJsonArray", () => {
     // A keyset export whose size is a multiple of the batch size ends with an empty batch.
     ["a trailing empty batch", [["1", "2"], ["3", "4"], []], "[1,2,3,4]"],
     ["empty batches in between", [["1"], [], [], ["2"], []], "[1,2]"],
+    ["elements that hold several documents", [["1,2", "3"], ["4,5"]], "[1,2,3,4,5]"],
   ])("joins %s into one JSON array", async (_, chunks, expected) => {
     const text = await read(await streamJsonArray(batches(...chunks)));
     expect(text).toBe(expected);
     expect(JSON.parse(text)).toEqual(JSON.parse(expected));
+  });
+
+  it("sends a large batch in chunks cut between documents, never as one string", async () => {
+    const doc = JSON.stringify({ name: "Grüße 🍷", padding: "x".repeat(500) });
+    const batch = Array.from({ length: 200 }, () => doc);
+    const reader = (await streamJsonArray(batches(batch, batch))).getReader();
+    const decoder = new TextDecoder();
+    const chunks: string[] = [];
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      chunks.push(decoder.decode(read.value));
+    }
+    expect(chunks.join("")).toBe(`[${[...batch, ...batch].join(",")}]`);
+    expect(chunks.length).toBeGreaterThan(4);
+    for (const chunk of chunks)
+      expect(chunk.length).toBeLessThan(STREAM_CHUNK_CHARS + doc.length + 1);
   });
 
   it("reads the first batch before the stream exists, so its failure is the caller's", async () => {
