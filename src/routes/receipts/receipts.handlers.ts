@@ -4,8 +4,17 @@ import { assertOwnWinery } from "../../lib/tenancy";
 import { queryReceipts } from "../../services/receipts/query-receipts";
 import type { queryReceiptsRoute } from "./receipts.routes";
 
-export const queryReceiptsHandler: RouteHandler<typeof queryReceiptsRoute, AppEnv> = async (c) => {
+/**
+ * E4. The page is JSON text built by Postgres (see queryReceipts), answered as it is with the
+ * Content-Type c.json would set; a text body cannot carry its type, so the route types the handler.
+ */
+const handler = async (c: Parameters<RouteHandler<typeof queryReceiptsRoute, AppEnv>>[0]) => {
   const query = c.req.valid("json");
   assertOwnWinery(c, query.wineryId);
-  return c.json(await queryReceipts(c.get("db").http, c.get("principal").wineryId, query), 200);
+  const page = await queryReceipts(c.get("db").http, c.get("principal").wineryId, query);
+  return c.body(page, 200, { "Content-Type": "application/json" });
 };
+export const queryReceiptsHandler = handler as unknown as RouteHandler<
+  typeof queryReceiptsRoute,
+  AppEnv
+>;

@@ -12,7 +12,7 @@ import { AppError, NotFoundError } from "../../lib/errors";
 import type { Reservation } from "../../schemas/reservation-views";
 import type { ReservationInput } from "../../schemas/reservations";
 import { contactUpsertStatement } from "../contacts/upsert-contact";
-import { reservationDocumentSelect } from "./reservation-json";
+import { reservationDocumentStatement } from "./reservation-json";
 import { followSeats } from "./reservation-seats";
 
 /** The path values of E11 that create a reservation with a new id. */
@@ -213,8 +213,12 @@ export async function writeReservation(
   await followPayment(tx, wineryId, id, input.paidTotalCents ?? 0);
 
   const [read] = rowsOf<{ doc: string }>(
-    await tx.execute(sql`${reservationDocumentSelect(input.languageIso ?? null)}
-      where r.winery_id = ${wineryId} and r.id = ${id}`),
+    await tx.execute(
+      reservationDocumentStatement(
+        input.languageIso ?? null,
+        sql`r.winery_id = ${wineryId} and r.id = ${id}`,
+      ),
+    ),
   );
   if (!read) throw new Error("reservation read-back returned no row");
   return JSON.parse(read.doc) as Reservation;

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
-import { reservationDocumentSelect } from "./reservation-json";
+import { RESERVATION_DOCUMENT, reservationRows } from "./reservation-json";
 
 /** Reservations per keyset batch: one round trip each; an answer up to this size costs one. */
 export const RESERVATION_BATCH_SIZE = 500;
@@ -48,8 +48,10 @@ function conditions(filter: ReservationFilter, after: Cursor | undefined): SQL {
 /**
  * E16: the winery's reservations matching the filter, ordered by (date, time, id), as JSON
  * documents built by Postgres in one statement per keyset batch (on the winery's (date, time, id)
- * index). Documents come back as text and are passed on unparsed, so memory holds one batch
- * whatever the size of the answer.
+ * index), each document built once (see reservationRows). Documents come back as text, one row
+ * each, and are passed on unparsed, so memory holds one batch whatever the size of the answer.
+ * (Not one text per batch: a batch's documents in one string over 128 KiB would be a V8 large
+ * object, which costs the Worker more to allocate and collect than the rows' small strings.)
  */
 export async function* queryReservations(
   db: HttpDb,
@@ -59,10 +61,14 @@ export async function* queryReservations(
   let after: Cursor | undefined;
   for (;;) {
     const result = await db.execute<Cursor & { doc: string }>(sql`
-      ${reservationDocumentSelect(filter.lang ?? null)}
-      where ${conditions(filter, after)}
-      order by r.winery_id, r.date, r.time, r.id
-      limit ${batchSize}`);
+      select b.date::text as date, b.time::text as time, b.id::text as id,
+        ${RESERVATION_DOCUMENT} as doc
+      from ${reservationRows(
+        filter.lang ?? null,
+        conditions(filter, after),
+        sql`order by r.date, r.time, r.id limit ${batchSize}`,
+      )}
+      order by b.date, b.time, b.id`);
     const rows = result.rows;
     yield rows.map((row) => row.doc);
     const last = rows.at(-1);

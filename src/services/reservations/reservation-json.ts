@@ -72,7 +72,7 @@ function experienceTitle(lang: string | null): SQL {
 }
 
 /** E11/E16's reservation fields (without the nested `reservation`), as one jsonb value. */
-export function reservationFields(lang: string | null): SQL {
+function reservationFields(lang: string | null): SQL {
   return sql`jsonb_build_object(
       'id', r.id, 'wineryId', r.winery_id, 'experienceId', r.experience_id, 'slotId', r.slot_id,
       'giftId', r.gift_id, 'contactId', ${masterContactId},
@@ -96,15 +96,28 @@ export function reservationFields(lang: string | null): SQL {
 }
 
 /**
- * `select` of the reservation documents (`doc`, JSON text, with the nested `reservation`) and the
- * keyset columns, from `reservations r` joined to its experience; the caller adds where/order.
+ * The document of every reservation row passing `where` (on `reservations r`, joined to its
+ * experience `e`), as a derived table `b` of the keyset columns (date, time, id) and the fields
+ * (`fields`, jsonb); `tail` orders and limits it. A derived table with a LIMIT or OFFSET is never
+ * pulled up into the outer query, so the fields are built once per row even though the document
+ * uses them twice (see RESERVATION_DOCUMENT).
  */
-export function reservationDocumentSelect(lang: string | null): SQL {
-  return sql`select r.date::text as date, r.time::text as time, r.id::text as id,
-      (d.doc || jsonb_build_object('reservation', d.doc))::text as doc
+export function reservationRows(lang: string | null, where: SQL, tail: SQL): SQL {
+  return sql`(select r.date, r.time, r.id, ${reservationFields(lang)} as fields
     from reservations r
     left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id
-    cross join lateral (select ${reservationFields(lang)} as doc) d`;
+    where ${where}
+    ${tail}) b`;
+}
+
+/** The E11/E16 document (JSON text) of a row of reservationRows: its fields, then them again as `reservation`. */
+export const RESERVATION_DOCUMENT = sql.raw(
+  `(b.fields || jsonb_build_object('reservation', b.fields))::text`,
+);
+
+/** One statement answering `doc`, the JSON text of each reservation passing `where` (E11's read-back). */
+export function reservationDocumentStatement(lang: string | null, where: SQL): SQL {
+  return sql`select ${RESERVATION_DOCUMENT} as doc from ${reservationRows(lang, where, sql`offset 0`)}`;
 }
 
 export interface VwOverrides {
