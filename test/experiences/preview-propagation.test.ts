@@ -1,9 +1,11 @@
+import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays, todayUtc } from "../../src/lib/calendar";
 import type { ExperiencePreview } from "../../src/schemas/experience-preview";
 import { localTime } from "../../src/schemas/slots";
 import { api, expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
 import { createExperience, occupy, saveExperience, slotRows } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { countRoundTrips } from "../helpers/round-trips";
@@ -153,6 +155,129 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
         expect(actual.delete.sort()).toEqual(planned.delete.sort());
       }),
       { numRuns: 15 },
+    );
+  });
+
+  it("agrees with the save without slotsRequests (one HTTP request), for generated states", async () => {
+    const day = (n: number) => addDays(todayUtc(), n);
+    const instant = (n: number) => `${day(n)}T${n % 2 === 0 ? "00:00:00" : "23:59:59"}Z`;
+    const languages = fc.option(fc.shuffledSubarray(["en", "it", "de"]), { nil: null });
+    const offset = fc.option(fc.integer({ min: -2, max: 8 }), { nil: null });
+    const state = fc.record({
+      maxParties: fc.option(fc.integer({ min: 1, max: 12 }), { nil: null }),
+      minPartiesToEnable: fc.option(fc.constantFrom(1, 2), { nil: null }),
+      active: fc.option(fc.boolean(), { nil: null }),
+      languagesIsoCode: languages,
+      validityFrom: offset,
+      validityTo: offset,
+      slots: fc.array(
+        fc.record({
+          n: fc.integer({ min: -2, max: 8 }),
+          time: fc.constantFrom("10:00", "11:30"),
+          maxParties: fc.integer({ min: 1, max: 9 }),
+          occupied: fc.constantFrom(0, 0, 3, 6),
+          manual: fc.boolean(),
+        }),
+        { minLength: 1, maxLength: 8 },
+      ),
+    });
+    const change = fc.record({
+      maxParties: fc.option(fc.integer({ min: 1, max: 12 }), { nil: null }),
+      minPartiesToEnable: fc.option(fc.constantFrom(1, 2), { nil: null }),
+      active: fc.option(fc.boolean(), { nil: null }),
+      languagesIsoCode: languages,
+      validityFrom: offset,
+      validityTo: offset,
+      color: fc.constantFrom("red", "blue"),
+      // Fields the save keeps as stored, so that a slot often sees a single field change.
+      keep: fc.record({
+        maxParties: fc.boolean(),
+        minPartiesToEnable: fc.boolean(),
+        active: fc.boolean(),
+        languagesIsoCode: fc.boolean(),
+        validityFrom: fc.boolean(),
+        validityTo: fc.boolean(),
+      }),
+    });
+    const values = (v: { validityFrom: number | null; validityTo: number | null }) =>
+      v.validityFrom === null && v.validityTo === null
+        ? null
+        : {
+            ...(v.validityFrom !== null && { validityFrom: instant(v.validityFrom) }),
+            ...(v.validityTo !== null && { validityTo: instant(v.validityTo) }),
+          };
+    await fc.assert(
+      fc.asyncProperty(state, change, async (stored, changed) => {
+        const generated = { ...changed };
+        for (const [field, keep] of Object.entries(changed.keep))
+          if (keep)
+            Object.assign(generated, { [field]: stored[field as keyof typeof changed.keep] });
+        const experience = await createExperience(tenant, {
+          maxParties: stored.maxParties,
+          minPartiesToEnable: stored.minPartiesToEnable,
+          active: stored.active,
+          languagesIsoCode: stored.languagesIsoCode,
+          flatTranslations: values(stored),
+          slotsRequests: stored.slots.map((s) => ({
+            day: day(s.n),
+            time: s.time,
+            maxParties: s.maxParties,
+          })),
+        });
+        const rows = await slotRows(tenant.wineryId, experience.id);
+        for (const [i, row] of rows.entries()) {
+          const s = stored.slots[i % Math.max(1, stored.slots.length)];
+          if (s?.occupied) await occupy(row.id, s.occupied);
+          if (s?.manual)
+            await testDb().execute(
+              sql`update slots set manually_modified = true where id = ${row.id}`,
+            );
+        }
+        const body = {
+          id: experience.id,
+          maxParties: generated.maxParties,
+          minPartiesToEnable: generated.minPartiesToEnable,
+          active: generated.active,
+          languagesIsoCode: generated.languagesIsoCode,
+          color: generated.color,
+          flatTranslations: values(generated),
+        };
+        const before = await slotRows(tenant.wineryId, experience.id);
+        const plan = await previewOk(body);
+        const { result: saved, trips } = await countRoundTrips(() =>
+          saveExperience(tenant, experience.id, body),
+        );
+        const after = await slotRows(tenant.wineryId, experience.id);
+        if (plan.conflicts.length > 0) {
+          // The batch found the conflict and wrote nothing; the interactive save names it.
+          expect(trips).toEqual({ httpRequests: 1, wsSessions: 1 });
+          const problem = await expectProblem(saved, 409, "CONFLICT");
+          expect(sortBy(problem.slots as unknown[])).toEqual(
+            sortBy(
+              plan.conflicts.map((c) => ({
+                ...c,
+                time: `${String(c.time.hour).padStart(2, "0")}:${String(c.time.minute).padStart(2, "0")}:00`,
+              })),
+            ),
+          );
+          expect(after).toEqual(before);
+          return;
+        }
+        expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+        expect(saved.status).toBe(200);
+        const stored2 = (await saved.json()) as Record<string, unknown>;
+        expect(stored2).toMatchObject({ maxParties: generated.maxParties, color: generated.color });
+        const actual = actualChanges(before, after);
+        const planned = plannedChanges(plan);
+        expect(actual.create).toEqual([]);
+        expect(sortBy(actual.update)).toEqual(sortBy(planned.update));
+        expect(actual.delete.sort()).toEqual(planned.delete.sort());
+        // A slot the plan leaves alone is not written at all (its updatedAt included).
+        const touched = new Set(planned.update.map((u) => u.slotId));
+        for (const row of after.filter((r) => !touched.has(r.id)))
+          expect(row).toEqual(before.find((b) => b.id === row.id));
+      }),
+      { numRuns: 40 },
     );
   });
 

@@ -1,6 +1,9 @@
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { addDays, todayUtc } from "../../src/lib/calendar";
 import type { Experience } from "../../src/schemas/experiences";
 import { api, expectProblem } from "../helpers/api";
+import { testDb } from "../helpers/db";
 import {
   createExperience,
   nextWeekDays,
@@ -102,6 +105,46 @@ describe("PUT/GET /v2/experiences/{id}: happy", () => {
       [20, false],
       [20, false],
     ]);
+  });
+
+  it("without slotsRequests, one HTTP round trip applies every propagation rule", async () => {
+    const day = (n: number) => addDays(todayUtc(), n);
+    const experience = await createExperience(tenant, {
+      slotsRequests: [-1, 0, 2, 4, 6].map((n) => ({ day: day(n), time: "10:00" })),
+    });
+    const before = await slotRows(tenant.wineryId, experience.id);
+    await testDb().execute(
+      sql`update slots set manually_modified = true where id = ${before[3]?.id ?? ""}`,
+    );
+    const { result, trips } = await countRoundTrips(() =>
+      saveExperience(tenant, experience.id, {
+        maxParties: 10,
+        minPartiesToEnable: 2,
+        languagesIsoCode: ["it", "en"],
+        active: false,
+        flatTranslations: { validityTo: `${day(5)}T12:00:00Z` },
+      }),
+    );
+    expect(result.status).toBe(200);
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+    const rows = await slotRows(tenant.wineryId, experience.id);
+    const view = (r: (typeof rows)[number]) => [
+      r.date,
+      r.maxParties,
+      r.minParties,
+      r.enabledLanguages,
+      r.active,
+      r.manuallyModified,
+    ];
+    // Yesterday's slot and the one changed by hand keep their values; today's and the next are
+    // updated; the one after the new validityTo is deleted.
+    expect(rows.map(view)).toEqual([
+      [day(-1), 10, 1, ["en", "it"], true, false],
+      [day(0), 10, 2, ["it", "en"], false, false],
+      [day(2), 10, 2, ["it", "en"], false, false],
+      [day(4), 10, 1, ["en", "it"], true, true],
+    ]);
+    expect(rows[0]).toEqual(before[0]);
   });
 
   it("GET costs one round trip", async () => {

@@ -51,6 +51,16 @@ export function valuesOf(input: ExperienceInput): ExperienceValues {
 const dateOf = (instant: string | null | undefined) =>
   instant ? new Date(Date.parse(instant)).toISOString().slice(0, 10) : null;
 
+/**
+ * The validity window of stored values: its instants as given (what tells whether a save changes
+ * the window) and the first and last dates it covers (what a changed window keeps).
+ */
+export function validityWindow(values: ExperienceValues | null) {
+  const validityFrom = values?.flatTranslations?.validityFrom ?? null;
+  const validityTo = values?.flatTranslations?.validityTo ?? null;
+  return { validityFrom, validityTo, from: dateOf(validityFrom), to: dateOf(validityTo) };
+}
+
 export function planExperience(
   experienceId: string,
   state: ExperienceState,
@@ -96,17 +106,10 @@ function propagate(
   before: ExperienceValues | null,
   today: string,
 ) {
-  const from = dateOf(values.flatTranslations?.validityFrom);
-  const to = dateOf(values.flatTranslations?.validityTo);
+  const { from, to, validityFrom, validityTo } = validityWindow(values);
+  const was = validityWindow(before);
   const windowChanged =
-    !sameValue(
-      before?.flatTranslations?.validityFrom ?? null,
-      values.flatTranslations?.validityFrom ?? null,
-    ) ||
-    !sameValue(
-      before?.flatTranslations?.validityTo ?? null,
-      values.flatTranslations?.validityTo ?? null,
-    );
+    !sameValue(was.validityFrom, validityFrom) || !sameValue(was.validityTo, validityTo);
   for (const slot of set.filter((s) => s.date >= today && !s.manuallyModified)) {
     if (windowChanged && ((from && slot.date < from) || (to && slot.date > to))) {
       set.delete(slot.id);

@@ -8,14 +8,17 @@ import { rethrowSlotKeyViolation, SlotConflictError } from "../slots/slot-confli
 import { writeSlotDiff } from "../slots/slot-rows";
 import { experienceKey, stateQueries, toExperience, toState } from "./experience-record";
 import { planExperience } from "./plan-experience";
+import { saveInOneRequest } from "./save-in-one-request";
 
 /**
  * PUT /experiences/{id}: creates or replaces the experience and applies its plan (propagation and
- * slotsRequests) in one interactive transaction. The experience row and its slots are locked
- * first (FOR UPDATE), so the plan is made on rows nobody else can change before it is written: a
- * concurrent save or E9 call waits, and a reservation taking seats waits and then re-checks its
- * capacity against the new values. A plan with conflicts (an occupied slot deleted, moved or shrunk
- * below its occupants) writes nothing: 409 CONFLICT naming the slots.
+ * slotsRequests). Without slotsRequests, one HTTP batch does it (saveInOneRequest); with them, or
+ * when that batch met a conflict and wrote nothing, one interactive transaction. Either way the
+ * experience row and its slots are locked first (FOR UPDATE), so the change is made on rows nobody
+ * else can change before it is written: a concurrent save or E9 call waits, and a reservation
+ * taking seats waits and then re-checks its capacity against the new values. A plan with conflicts
+ * (an occupied slot deleted, moved or shrunk below its occupants) writes nothing: 409 CONFLICT
+ * naming the slots.
  */
 export async function saveExperience(
   db: Database,
@@ -24,6 +27,10 @@ export async function saveExperience(
   input: ExperienceInput,
   today = todayUtc(),
 ): Promise<Experience> {
+  if (!input.slotsRequests?.length) {
+    const saved = await saveInOneRequest(db.http, wineryId, id, input, today);
+    if (saved) return saved;
+  }
   try {
     return await db.transaction(async (tx) => {
       // Insert-if-absent first, so that a new experience is locked like an existing one: two saves

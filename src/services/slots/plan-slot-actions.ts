@@ -37,10 +37,15 @@ export interface SlotActionsPlan {
 const stringList = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 
+/**
+ * `newId` names each slot a CREATE makes, in the order they are made (request by request, date by
+ * date): random uuids, or the ids a write that already made them chose (createSlotsInOneRequest).
+ */
 export function planSlotActions(
   requests: SlotActionRequest[],
   experiences: Map<string, ExperienceDefaults>,
   rows: SlotState[],
+  newId: () => string = () => crypto.randomUUID(),
 ): SlotActionsPlan {
   const set = new SlotSet(rows);
   const errors: FieldError[] = [];
@@ -87,7 +92,7 @@ export function planSlotActions(
         }
         if (++created > MAX_SLOTS_PER_CALL)
           return fail("endToValid", `one call creates at most ${MAX_SLOTS_PER_CALL} slots`);
-        const id = crypto.randomUUID();
+        const id = newId();
         set.create({
           id,
           experienceId: experience.id,

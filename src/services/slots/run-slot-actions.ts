@@ -4,6 +4,7 @@ import { experiences, slots } from "../../db/schema";
 import type { BusinessLocation } from "../../schemas/business-location";
 import type { SlotActionsCommand } from "../../schemas/slot-actions";
 import { openBusinessLocation, readBusinessLocationRow } from "../wineries/read-business-location";
+import { createSlotsInOneRequest, onlyPlainCreates } from "./create-slots-in-one-request";
 import { planSlotActions } from "./plan-slot-actions";
 import { rethrowSlotKeyViolation } from "./slot-conflict-error";
 import {
@@ -19,7 +20,28 @@ const unique = (values: (string | null | undefined)[]) => [
 ];
 
 /**
- * E9. One interactive transaction, a fixed number of statements whatever the number of slots:
+ * E9. A call of CREATE requests only is one HTTP batch (createSlotsInOneRequest); any other, or
+ * one that batch leaves to it, runSlotActionsInTransaction.
+ */
+export async function runSlotActions(
+  db: Database,
+  wineryId: string,
+  command: SlotActionsCommand,
+  options: { integrationsKey: string },
+): Promise<BusinessLocation[]> {
+  if (onlyPlainCreates(command)) {
+    try {
+      const answer = await createSlotsInOneRequest(db.http, wineryId, command, options);
+      if (answer) return answer;
+    } catch (error) {
+      return rethrowSlotKeyViolation(error);
+    }
+  }
+  return runSlotActionsInTransaction(db, wineryId, command, options);
+}
+
+/**
+ * E9 in one interactive transaction, a fixed number of statements whatever the number of slots:
  * lock the experiences acted on (named, or owning a named slot or series; in id order, so
  * concurrent calls cannot deadlock), lock all their slots, plan every request in memory, write the
  * net change (inserts in chunks of 2,000, one UPDATE, one DELETE), read back the written slots and
@@ -28,7 +50,7 @@ const unique = (values: (string | null | undefined)[]) => [
  * taking seats waits for the commit and re-checks capacity on the new row. With dryRun nothing is
  * written and the transaction ends having only read.
  */
-export async function runSlotActions(
+export async function runSlotActionsInTransaction(
   db: Database,
   wineryId: string,
   command: SlotActionsCommand,

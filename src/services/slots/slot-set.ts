@@ -65,8 +65,29 @@ export type SlotField = (typeof SLOT_FIELDS)[number];
 const keyOf = (s: Pick<SlotState, "experienceId" | "date" | "time">) =>
   `${s.experienceId}|${s.date}|${s.time}`;
 
+/**
+ * Whether two values are the same JSON once object keys are sorted (canonicalJson). Strings,
+ * finite numbers, booleans and arrays of strings, what slots and most experience fields hold, are
+ * compared directly, which gives the same answer without serialising them.
+ */
 export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const type = typeof a;
+  if (type === typeof b && (type === "string" || type === "boolean")) return false;
+  if (type === "number" && typeof b === "number" && Number.isFinite(a) && Number.isFinite(b))
+    return false;
+  if (Array.isArray(a) && Array.isArray(b) && isStrings(a) && isStrings(b)) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
   return canonicalJson(a) === canonicalJson(b);
+}
+
+/** Every element a string (a hole is not). */
+function isStrings(list: unknown[]): boolean {
+  for (let i = 0; i < list.length; i++) if (typeof list[i] !== "string") return false;
+  return true;
 }
 
 /** JSON with object keys sorted, so values read back from jsonb compare equal to the input. */

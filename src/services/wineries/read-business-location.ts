@@ -9,9 +9,10 @@ const iso = (column: string) =>
 
 /**
  * The business-location record of a winery with all its parts, as ONE statement: every child list
- * is a json aggregate of its table, so the record costs one round trip whatever its size.
+ * is a json aggregate of its table, so the record costs one round trip whatever its size. The
+ * winery's id is appended (a parameter).
  */
-const RECORD_SQL = `
+export const RECORD_SQL = `
 select json_build_object(
   'id', w.id, 'name', w.name, 'businessName', w.business_name, 'description', w.description,
   'cf', w.cf, 'pi', w.pi, 'sdi', w.sdi, 'phone', w.phone, 'companyEmail', w.company_email,
