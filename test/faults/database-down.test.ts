@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, expectProblem } from "../helpers/api";
+import { api } from "../helpers/api";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import {
   clearFault,
@@ -7,6 +7,7 @@ import {
   faultState,
   resetFaultsAfterEach,
   setFault,
+  verifyKeyBeforeFault,
 } from "../helpers/faults";
 import { tenantSnapshot } from "./snapshot";
 import { READ_ONLY_OPERATIONS, WRITE_CASES, type WriteRequest } from "./write-routes";
@@ -43,11 +44,6 @@ function send(operation: string, request: WriteRequest, tenant: TestTenant) {
   });
 }
 
-/** The key verified in this isolate just before a fault, so the fault meets the route's own queries. */
-async function verifyKey(tenant: TestTenant) {
-  await expectProblem(await api("/v2/no-such-route", { key: tenant.apiKey }), 404, "NOT_FOUND");
-}
-
 describe("the write table", () => {
   it("has an entry for every write operation of the document", () => {
     const missing = writes.filter((op) => !(op in WRITE_CASES));
@@ -74,7 +70,7 @@ describe.each(writes.filter((op) => op in WRITE_CASES))(
       const tenant = await createTenant();
       const request = await entry.prepare(tenant);
       const before = await tenantSnapshot(tenant.wineryId);
-      await verifyKey(tenant);
+      await verifyKeyBeforeFault(tenant.apiKey);
       await setFault({ mode: "refuse" });
       const refused = await send(operation, request, tenant);
       expect((await faultState()).tripped).toBe(true);
@@ -91,7 +87,7 @@ describe.each(writes.filter((op) => op in WRITE_CASES))(
       let cuts = 0;
       for (;;) {
         expect(cuts, "the fault never stopped tripping").toBeLessThan(MAX_QUERIES);
-        await verifyKey(tenant);
+        await verifyKeyBeforeFault(tenant.apiKey);
         await setFault({ mode: "drop", afterQueries: cuts });
         const response = await send(operation, request, tenant);
         const { tripped } = await faultState();

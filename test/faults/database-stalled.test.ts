@@ -10,6 +10,7 @@ import {
   faultState,
   resetFaultsAfterEach,
   setFault,
+  verifyKeyBeforeFault,
 } from "../helpers/faults";
 import { importedOrder } from "../helpers/orders";
 import {
@@ -33,18 +34,13 @@ resetFaultsAfterEach();
 /** A test's own time limit: its stalls' deadlines and a margin for the rest of its work. */
 const allowing = (deadlines: number) => deadlines + 30_000;
 
-/** The key verified in this isolate just before a fault, so the fault meets the route's own queries. */
-async function verifyKey(tenant: TestTenant) {
-  expect((await api("/v2/no-such-route", { key: tenant.apiKey })).status).toBe(404);
-}
-
 /** Sends `requests` at once with the database stalled after `afterQueries` queries. */
 async function stalled(
   tenant: TestTenant,
   afterQueries: number,
   requests: (() => Promise<Response>)[],
 ): Promise<Response[]> {
-  await verifyKey(tenant);
+  await verifyKeyBeforeFault(tenant.apiKey);
   await setFault({ mode: "stall", afterQueries });
   const responses = await Promise.all(requests.map((send) => send()));
   const state = await faultState();
@@ -99,7 +95,7 @@ describe("a stalled database", () => {
     async () => {
       const tenant = await createTenant();
       // The same write once on a fresh reservation, healthy, to count its queries.
-      await verifyKey(tenant);
+      await verifyKeyBeforeFault(tenant.apiKey);
       const probe = reservationBody(await experienceWithSlot(tenant, "2027-03-13"), paid);
       const counted = await countQueries(() => putReservation(tenant, crypto.randomUUID(), probe));
       expect(counted.response.status).toBe(200);

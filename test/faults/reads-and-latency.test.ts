@@ -11,6 +11,7 @@ import {
   faultState,
   resetFaultsAfterEach,
   setFault,
+  verifyKeyBeforeFault,
 } from "../helpers/faults";
 import { externalOrder, importedOrder, importOrder } from "../helpers/orders";
 
@@ -42,17 +43,12 @@ const reads: [string, () => Promise<Response>][] = [
   ],
 ];
 
-/** The key verified in this isolate just before a fault, so the fault meets the route's own query. */
-async function verifyKey() {
-  expect((await api("/v2/no-such-route", { key: tenant.apiKey })).status).toBe(404);
-}
-
 describe("reads with the database down", () => {
   it.each(reads)(
     "%s: 503 with Retry-After when refused, and when cut mid-query",
     async (_, read) => {
       for (const fault of [{ mode: "refuse" }, { mode: "drop", afterQueries: 0 }] as const) {
-        await verifyKey();
+        await verifyKeyBeforeFault(tenant.apiKey);
         await setFault(fault);
         const response = await read();
         expect((await faultState()).tripped).toBe(true);

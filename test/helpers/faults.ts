@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, expect } from "vitest";
 import type { FaultSettings } from "../../scripts/local-db";
-import { expectProblem } from "./api";
+import { api, expectProblem } from "./api";
 
 /** What the local Neon stand-ins report about the fault in force (scripts/local-db/faults.ts). */
 export interface FaultState extends FaultSettings {
@@ -51,6 +51,15 @@ export async function expectUnavailable(response: Response): Promise<void> {
   const retryAfter = response.headers.get("Retry-After");
   await expectProblem(response, 503, "SERVICE_UNAVAILABLE");
   expect(Number(retryAfter)).toBeGreaterThan(0);
+}
+
+/**
+ * Verifies `apiKey` in this isolate just before a fault is set (any answer after authentication
+ * will do: 404 for an unknown route), so the key's lookup is cached for 5 s and the fault meets the
+ * route's own queries, not the key lookup.
+ */
+export async function verifyKeyBeforeFault(apiKey: string): Promise<void> {
+  await expectProblem(await api("/v2/no-such-route", { key: apiKey }), 404, "NOT_FOUND");
 }
 
 /** Registers the reset after every test of the file, so a fault never outlives its test. */
