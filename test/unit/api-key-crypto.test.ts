@@ -14,6 +14,23 @@ describe("API key crypto", () => {
     );
   });
 
+  it.each(["", "\u20ac", "wk_AAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", "\u{1F377}".repeat(40)])(
+    "hashes %j as UTF-8, every byte as two lowercase hex digits",
+    async (text) => {
+      const bytes = new Uint8Array(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
+      );
+      const expected = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      expect(await hashApiKey(text)).toBe(expected);
+    },
+  );
+
+  it("hashes the empty text to the published vector", async () => {
+    expect(await hashApiKey("")).toBe(
+      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    );
+  });
+
   it("generates well-formed, distinct keys whose hash is stored, not the key", async () => {
     const a = await generateApiKey();
     const b = await generateApiKey();
