@@ -300,6 +300,55 @@ describe("E4: receipts issued by E1, cost and plan", () => {
   });
 });
 
+describe("E4: line quantities as JavaScript writes them", () => {
+  // The API stores integers only (order items' quantities are Int64); the column is numeric, so a
+  // value stored by hand is written as JSON.stringify(Number(its numeric text)) would write it.
+  const quantities = [
+    "1",
+    "0",
+    "-3",
+    "5.000",
+    "9007199254740991",
+    "9007199254740993",
+    "18275390876315350",
+    "123456789012345678901234",
+    "1e21",
+    "999999999999999999999",
+    "1.5",
+    "-2.250",
+    "0.1",
+    "0.30000000000000004",
+    "3.14159265358979323846",
+    "0.000001",
+    "1e-7",
+    "-0.0000001234",
+    "1.2345678901234567e-300",
+    "5e-324",
+    "1e-400",
+  ];
+
+  it("is JSON.stringify(Number(text)) of every stored value, tiny, huge and negative", async () => {
+    const buyer = await createTenant();
+    const [receipt] = await insertReceipts([receiptRow(buyer.wineryId, 1)]);
+    const db = testDb();
+    await db.execute(sql`insert into receipt_lines (receipt_id, line_number, line_type,
+        net_total_cents, quantity, unit_price_cents, vat_amount_cents)
+      select ${receipt?.id}::uuid, 1 + n::int, 'SALE', 0, q::numeric, 0, 0
+      from jsonb_array_elements_text(${JSON.stringify(quantities)}::jsonb) with ordinality as u(q, n)`);
+    const stored = await db.execute<{ text: string }>(sql`select quantity::text as text
+      from receipt_lines where receipt_id = ${receipt?.id} order by line_number, id`);
+    const response = await query({}, buyer.apiKey);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const written = [...text.matchAll(/"quantity":([^,]*),/g)].map((m) => m[1]);
+    expect(written).toEqual(stored.rows.map((r) => JSON.stringify(Number(r.text))));
+    expect(written.slice(1)).toContain("1e-7");
+    expect(written.slice(1)).toContain("1e+21");
+    expect(written.slice(1)).toContain("18275390876315350");
+    expect(text).toBe(JSON.stringify(JSON.parse(text)));
+  });
+});
+
 describe("E4: tenancy", () => {
   it("answers 403 when the body names another winery", async () => {
     await expectProblem(await query({ wineryId: other.wineryId }), 403, "FORBIDDEN");
