@@ -1,5 +1,6 @@
-import { sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { receiptLines, receiptPayments, receipts } from "../../src/db/schema";
 import type { Order } from "../../src/schemas/orders";
 import type { ReceiptPage, ReceiptQuery } from "../../src/schemas/receipts";
 import { receiptPageStatement } from "../../src/services/receipts/query-receipts";
@@ -297,6 +298,271 @@ describe("E4: receipts issued by E1, cost and plan", () => {
     const text = plan.rows.map((row) => Object.values(row).join("")).join("\n");
     expect(text).toMatch(/Index (Only )?Scan.* using receipts_winery_/);
     expect(text).not.toMatch(/Seq Scan on receipts/);
+  });
+});
+
+/**
+ * The reference for the bytes of a receipt: the ReceiptV2 document as the Worker built it before
+ * Postgres wrote the text (toReceipt, from the rows as drizzle reads them), through JSON.stringify.
+ */
+function referenceReceipt(
+  r: typeof receipts.$inferSelect,
+  lines: (typeof receiptLines.$inferSelect)[],
+  payments: (typeof receiptPayments.$inferSelect)[],
+) {
+  return {
+    id: r.id,
+    externalEntityId: r.externalEntityId,
+    integrationId: r.integrationId,
+    pointOfSaleSuiteId: r.pointOfSaleSuiteId,
+    referencedReceiptId: r.referencedReceiptId,
+    wineryId: r.wineryId,
+    adeDocumentNumber: r.adeDocumentNumber,
+    authorityCommunicationState: r.authorityCommunicationState,
+    cancellationReason: r.cancellationReason,
+    externalReceiptId: r.externalReceiptId,
+    extraData: r.extraData,
+    fiscalOperation: r.fiscalOperation,
+    internalDocumentNumber: r.internalDocumentNumber,
+    pdfLink: r.pdfLink,
+    publicLink: r.publicLink,
+    qrCodeData: r.qrCodeData,
+    receiptData: r.receiptData,
+    receiptType: r.receiptType,
+    referencedInternalDocumentNumber: r.referencedInternalDocumentNumber,
+    saleDocumentState: r.saleDocumentState,
+    status: r.status,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+    refDate: r.refDate.toISOString(),
+    discountTotalCents: r.discountTotalCents,
+    totalCents: r.totalCents,
+    totalNoVatCents: r.totalNoVatCents,
+    vatAmountCents: r.vatAmountCents,
+    progressiveNumber: r.progressiveNumber,
+    receiptLines: lines
+      .filter((l) => l.receiptId === r.id)
+      .sort((a, b) => a.lineNumber - b.lineNumber || (a.id < b.id ? -1 : 1))
+      .map((l) => ({
+        additionalText: l.additionalText,
+        createdAt: l.createdAt.toISOString(),
+        description: l.description,
+        discountAmountCents: l.discountAmountCents,
+        discountPercent: l.discountPercent,
+        entityId: l.entityId,
+        entityType: l.entityType,
+        fiscalNatureId: l.fiscalNatureId,
+        id: l.id,
+        inlineDiscountAmountCents: l.inlineDiscountAmountCents,
+        inlineDiscountName: l.inlineDiscountName,
+        lineNumber: l.lineNumber,
+        lineType: l.lineType,
+        netTotalCents: l.netTotalCents,
+        quantity: l.quantity,
+        receiptId: l.receiptId,
+        saleRowId: l.saleRowId,
+        stornoReceiptId: l.stornoReceiptId,
+        unit: l.unit,
+        unitPriceCents: l.unitPriceCents,
+        updatedAt: l.updatedAt.toISOString(),
+        vatAmountCents: l.vatAmountCents,
+        vatPercent: l.vatPercent,
+      })),
+    receiptPayments: payments
+      .filter((m) => m.receiptId === r.id)
+      .sort((a, b) => a.paymentNumber - b.paymentNumber || (a.id < b.id ? -1 : 1))
+      .map((m) => ({
+        createdAt: m.createdAt.toISOString(),
+        currency: m.currency,
+        externalId: m.externalId,
+        grossTotalCents: m.grossTotalCents,
+        id: m.id,
+        method: m.method,
+        paymentId: m.paymentId,
+        paymentNumber: m.paymentNumber,
+        provider: m.provider,
+        receiptId: m.receiptId,
+        status: m.status,
+        updatedAt: m.updatedAt.toISOString(),
+      })),
+  };
+}
+
+describe("E4: the answer's bytes", () => {
+  it("are the receipts, lines and payments as JSON.stringify writes them", async () => {
+    const buyer = await createTenant();
+    const db = testDb();
+    const odd = 'a "quoted" \\ back\nslash\t\u0001 \u2028 é 🍷 </script>';
+    const stored = await db
+      .insert(receipts)
+      .values([
+        // Every nullable field set, odd text, negative and large amounts, uneven milliseconds.
+        receiptRow(buyer.wineryId, 1, {
+          externalEntityId: crypto.randomUUID(),
+          integrationId: crypto.randomUUID(),
+          pointOfSaleSuiteId: crypto.randomUUID(),
+          referencedReceiptId: crypto.randomUUID(),
+          adeDocumentNumber: odd,
+          cancellationReason: "",
+          externalReceiptId: "EXT-1",
+          extraData: '{"a": 1}',
+          internalDocumentNumber: "0001",
+          pdfLink: "https://example.com/r.pdf?a=1&b=2",
+          publicLink: "https://example.com/r",
+          qrCodeData: odd,
+          receiptData: "line1\r\nline2",
+          referencedInternalDocumentNumber: "0000",
+          createdAt: at("2026-02-01T10:00:00.007Z"),
+          updatedAt: at("2026-02-01T10:00:00.000Z"),
+          refDate: at("1999-12-31T23:59:59.999Z"),
+          discountTotalCents: -120,
+          totalCents: 9007199254740991,
+          totalNoVatCents: -1,
+          vatAmountCents: 0,
+        }),
+        // Nothing optional, no lines, no payments.
+        receiptRow(buyer.wineryId, 2, { createdAt: at("2026-02-01T10:00:01.000Z") }),
+        // Lines only.
+        receiptRow(buyer.wineryId, 3, { createdAt: at("2026-02-01T10:00:02.120Z") }),
+      ])
+      .returning();
+    const [full, , linesOnly] = stored as [
+      typeof receipts.$inferSelect,
+      typeof receipts.$inferSelect,
+      typeof receipts.$inferSelect,
+    ];
+    await db.insert(receiptLines).values([
+      {
+        receiptId: full.id,
+        lineNumber: 2,
+        lineType: "SALE",
+        netTotalCents: 100,
+        quantity: 3,
+        unitPriceCents: 50,
+        vatAmountCents: 22,
+        additionalText: odd,
+        description: "Vino rosso",
+        discountAmountCents: -5,
+        discountPercent: 10,
+        entityId: "SKU-1",
+        entityType: "PRODUCT",
+        fiscalNatureId: crypto.randomUUID(),
+        inlineDiscountAmountCents: 7,
+        inlineDiscountName: "promo",
+        saleRowId: 42,
+        stornoReceiptId: crypto.randomUUID(),
+        unit: "bottle",
+        vatPercent: 22,
+        createdAt: at("2026-02-01T10:00:00.001Z"),
+      },
+      // Two lines share a number: ordered by id.
+      ...[1, 1, 3].map((lineNumber) => ({
+        receiptId: full.id,
+        lineNumber,
+        lineType: "SALE",
+        netTotalCents: 0,
+        quantity: 1,
+        unitPriceCents: 0,
+        vatAmountCents: 0,
+      })),
+      ...[5, 4].map((lineNumber) => ({
+        receiptId: linesOnly.id,
+        lineNumber,
+        lineType: "REFUND",
+        netTotalCents: -10,
+        quantity: 2,
+        unitPriceCents: -5,
+        vatAmountCents: 0,
+      })),
+    ]);
+    await db.insert(receiptPayments).values([
+      ...[2, 1, 1].map((paymentNumber) => ({
+        receiptId: full.id,
+        currency: "EUR",
+        grossTotalCents: 100 * paymentNumber,
+        paymentNumber,
+        status: "PAID",
+      })),
+      {
+        receiptId: full.id,
+        currency: "USD",
+        externalId: odd,
+        grossTotalCents: -1,
+        method: "CARD",
+        paymentId: crypto.randomUUID(),
+        paymentNumber: 3,
+        provider: "stripe",
+        status: "REFUNDED",
+        updatedAt: at("2026-02-01T10:00:00.010Z"),
+      },
+    ]);
+    const ids = stored.map((r) => r.id);
+    const [rows, lines, payments] = await Promise.all([
+      db.select().from(receipts).where(inArray(receipts.id, ids)),
+      db.select().from(receiptLines).where(inArray(receiptLines.receiptId, ids)),
+      db.select().from(receiptPayments).where(inArray(receiptPayments.receiptId, ids)),
+    ]);
+    for (const sortBy of ["createdAt,desc", "progressiveNumber,asc"]) {
+      const response = await query({ sortBy }, buyer.apiKey);
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      const order = sortBy.startsWith("createdAt") ? [3, 2, 1] : [1, 2, 3];
+      const expected = order.map((n) => {
+        const r = rows.find((row) => row.progressiveNumber === n) as typeof receipts.$inferSelect;
+        return referenceReceipt(r, lines, payments);
+      });
+      expect(text.startsWith(`{"content":${JSON.stringify(expected)},"empty":false,`)).toBe(true);
+      expect(text).toBe(JSON.stringify(JSON.parse(text)));
+    }
+  });
+});
+
+describe("E4: line quantities as JavaScript writes them", () => {
+  // The API stores integers only (order items' quantities are Int64); the column is numeric, so a
+  // value stored by hand is written as JSON.stringify(Number(its numeric text)) would write it.
+  const quantities = [
+    "1",
+    "0",
+    "-3",
+    "5.000",
+    "9007199254740991",
+    "9007199254740993",
+    "18275390876315350",
+    "123456789012345678901234",
+    "1e21",
+    "999999999999999999999",
+    "1.5",
+    "-2.250",
+    "0.1",
+    "0.30000000000000004",
+    "3.14159265358979323846",
+    "0.000001",
+    "1e-7",
+    "-0.0000001234",
+    "1.2345678901234567e-300",
+    "5e-324",
+    "1e-400",
+  ];
+
+  it("is JSON.stringify(Number(text)) of every stored value, tiny, huge and negative", async () => {
+    const buyer = await createTenant();
+    const [receipt] = await insertReceipts([receiptRow(buyer.wineryId, 1)]);
+    const db = testDb();
+    await db.execute(sql`insert into receipt_lines (receipt_id, line_number, line_type,
+        net_total_cents, quantity, unit_price_cents, vat_amount_cents)
+      select ${receipt?.id}::uuid, 1 + n::int, 'SALE', 0, q::numeric, 0, 0
+      from jsonb_array_elements_text(${JSON.stringify(quantities)}::jsonb) with ordinality as u(q, n)`);
+    const stored = await db.execute<{ text: string }>(sql`select quantity::text as text
+      from receipt_lines where receipt_id = ${receipt?.id} order by line_number, id`);
+    const response = await query({}, buyer.apiKey);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const written = [...text.matchAll(/"quantity":([^,]*),/g)].map((m) => m[1]);
+    expect(written).toEqual(stored.rows.map((r) => JSON.stringify(Number(r.text))));
+    expect(written.slice(1)).toContain("1e-7");
+    expect(written.slice(1)).toContain("1e+21");
+    expect(written.slice(1)).toContain("18275390876315350");
+    expect(text).toBe(JSON.stringify(JSON.parse(text)));
   });
 });
 
