@@ -1,9 +1,11 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { slots } from "../../src/db/schema";
 import type { Slot } from "../../src/schemas/slots";
+import { toSlot, toSlotState } from "../../src/services/slots/slot-rows";
 import { api, expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
-import { createExperience, nextWeekDays, occupy } from "../helpers/experiences";
+import { createExperience, nextWeekDays, occupy, slotRows } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { countRoundTrips } from "../helpers/round-trips";
 
@@ -79,5 +81,64 @@ describe("GET /v2/availabilities: the answer's text", () => {
     });
     expect(await empty.text()).toBe("[]");
     await expectProblem(await list(`&experienceId=${crypto.randomUUID()}`), 404, "NOT_FOUND");
+  });
+});
+
+describe("GET /v2/availabilities: the answer's bytes", () => {
+  it("are the slots as toSlot builds them and JSON.stringify writes them", async () => {
+    const owner = await createTenant();
+    const experience = (await createExperience(owner)).id;
+    const [d1, d2, d3] = nextWeekDays("MONDAY", 3);
+    const parent = crypto.randomUUID();
+    const odd = 'a "q" \\ b\nc\t\u0001 é 🍷';
+    await testDb()
+      .insert(slots)
+      .values([
+        // Every field away from its default, odd language strings, nested extraData.
+        {
+          id: parent,
+          wineryId: owner.wineryId,
+          experienceId: experience,
+          date: d1 as string,
+          time: "09:05:07",
+          maxParties: 3,
+          minParties: 0,
+          enabledLanguages: ["en", odd, ""],
+          defaultLanguages: [odd],
+          active: false,
+          manuallyModified: true,
+          reservedCount: 2,
+          externalOccupants: 5,
+          extraData: { z: [1, 2.5, { y: null }], a: odd, "10": true, "2": -0.000001 },
+          createdAt: new Date("2026-01-02T03:04:05.006Z"),
+          updatedAt: new Date("2026-01-02T03:04:05.000Z"),
+        },
+        // A child of the series, two on one day (ordered by time), defaults otherwise.
+        ...["23:59:59", "00:00:00"].map((time) => ({
+          wineryId: owner.wineryId,
+          experienceId: experience,
+          date: d2 as string,
+          time,
+          maxParties: 10,
+          parentSlotId: parent,
+        })),
+        {
+          wineryId: owner.wineryId,
+          experienceId: experience,
+          date: d3 as string,
+          time: "12:00:00",
+          maxParties: 0,
+          extraData: {},
+        },
+      ]);
+    const rows = await slotRows(owner.wineryId, experience);
+    const expected = JSON.stringify(rows.map((row) => toSlot(toSlotState(row), row)));
+    for (const query of ["", `&experienceId=${experience}`]) {
+      const response = await api(`/v2/availabilities?from=${d1}&to=${d3}${query}`, {
+        key: owner.apiKey,
+      });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(expected);
+    }
   });
 });

@@ -11,30 +11,57 @@ const iso = (column: string) =>
  * it: compact, keys in its order. Its extraData is not written by Postgres, whose jsonb text has
  * other whitespace and key order than JavaScript's: a slot with extraData has EXTRA_MARK in its
  * place, which JSON text from Postgres cannot otherwise contain (it escapes control characters).
+ *
+ * The objects are the row_to_json of FROM-less LATERAL select lists over the slot (`t` its time,
+ * `x` the fields before extraData), which the planner folds into the scan of slots: no subplan per
+ * slot. The keys after extraData are appended as text.
  */
 const EXTRA_MARK = "\u0001";
-const SLOT = `(select left(row_to_json(x)::text, -1) from (select
-  s.id as "id",
-  s.experience_id as "experienceId",
-  to_char(s.date, 'YYYY-MM-DD') as "date",
-  (select row_to_json(t) from (select extract(hour from s.time)::int as "hour",
+const SLOT_LATERALS = `
+  cross join lateral (select extract(hour from s.time)::int as "hour",
     extract(minute from s.time)::int as "minute", extract(second from s.time)::int as "second",
-    0 as "nano") t) as "time",
-  s.max_parties as "maxParties",
-  s.min_parties as "minParties",
-  s.enabled_languages as "enabledLanguages",
-  s.default_languages as "defaultLanguages",
-  s.active as "active",
-  s.parent_slot_id as "parentSlotId",
-  s.manually_modified as "manuallyModified",
-  s.reserved_count as "reservedCount",
-  s.external_occupants as "externalOccupants",
-  s.reserved_count + s.external_occupants as "occupiedCount",
-  greatest(0, s.max_parties - s.reserved_count - s.external_occupants) as "availableSeats"
-) x)
+    0 as "nano") t
+  cross join lateral (select
+    s.id as "id",
+    s.experience_id as "experienceId",
+    to_char(s.date, 'YYYY-MM-DD') as "date",
+    row_to_json(t) as "time",
+    s.max_parties as "maxParties",
+    s.min_parties as "minParties",
+    s.enabled_languages as "enabledLanguages",
+    s.default_languages as "defaultLanguages",
+    s.active as "active",
+    s.parent_slot_id as "parentSlotId",
+    s.manually_modified as "manuallyModified",
+    s.reserved_count as "reservedCount",
+    s.external_occupants as "externalOccupants",
+    s.reserved_count + s.external_occupants as "occupiedCount",
+    greatest(0, s.max_parties - s.reserved_count - s.external_occupants) as "availableSeats") x`;
+const SLOT = `left(row_to_json(x)::text, -1)
   || ',"extraData":' || case when s.extra_data is null then 'null' else chr(1) end
   || ',"createdAt":"' || ${iso("s.created_at")} || '","updatedAt":"' || ${iso("s.updated_at")} || '"}'`;
 const ORDER = "s.date, s.time, s.id";
+
+/**
+ * The statement of GET /availabilities: whether the winery has the experience asked for (`found`),
+ * the answer's JSON text (`body`) and the extraData of the slots that carry one (`extras`).
+ */
+export function availabilityStatement(wineryId: string, query: AvailabilityQuery): SQL {
+  const where: SQL[] = [
+    sql`s.winery_id = ${wineryId}`,
+    sql`s.date between ${query.from}::date and ${query.to}::date`,
+  ];
+  if (query.experienceId) where.push(sql`s.experience_id = ${query.experienceId}`);
+  const found = query.experienceId
+    ? sql`exists (select 1 from experiences e where e.winery_id = ${wineryId} and e.id = ${query.experienceId})`
+    : sql`true`;
+  return sql`
+    select ${found} as found,
+      '[' || string_agg(${sql.raw(SLOT)}, ',' order by ${sql.raw(ORDER)}) || ']' as body,
+      json_agg(s.extra_data::text order by ${sql.raw(ORDER)}) filter (where s.extra_data is not null) as extras
+    from slots s ${sql.raw(SLOT_LATERALS)}
+    where ${sql.join(where, sql` and `)}`;
+}
 
 /**
  * GET /availabilities: the winery's slots dated from..to (inclusive), ordered by date, time, id,
@@ -51,21 +78,8 @@ export async function listAvailabilities(
   wineryId: string,
   query: AvailabilityQuery,
 ): Promise<string> {
-  const where: SQL[] = [
-    sql`s.winery_id = ${wineryId}`,
-    sql`s.date between ${query.from}::date and ${query.to}::date`,
-  ];
-  if (query.experienceId) where.push(sql`s.experience_id = ${query.experienceId}`);
-  const found = query.experienceId
-    ? sql`exists (select 1 from experiences e where e.winery_id = ${wineryId} and e.id = ${query.experienceId})`
-    : sql`true`;
   const result = await db.execute<{ found: boolean; body: string | null; extras: string[] | null }>(
-    sql`
-    select ${found} as found,
-      '[' || string_agg(${sql.raw(SLOT)}, ',' order by ${sql.raw(ORDER)}) || ']' as body,
-      json_agg(s.extra_data::text order by ${sql.raw(ORDER)}) filter (where s.extra_data is not null) as extras
-    from slots s
-    where ${sql.join(where, sql` and `)}`,
+    availabilityStatement(wineryId, query),
   );
   const row = result.rows[0];
   if (query.experienceId && !row?.found) throw new NotFoundError("Experience", query.experienceId);
