@@ -1,36 +1,11 @@
-import { and, eq, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
-import { commerceSessionItems, commerceSessions } from "../../db/schema";
+import { rawBatch } from "../../db/raw-batch";
 import { StaleUpdateError, ValidationError } from "../../lib/errors";
 import type { CommerceSession, CommerceSessionInput } from "../../schemas/commerce-sessions";
-import { findSessionQuery, toCommerceSession } from "./session-record";
+import { SESSION_DOCUMENT } from "./session-record";
 
-type SessionInsert = typeof commerceSessions.$inferInsert;
-
-function sessionValues(wineryId: string, sessionId: string, input: CommerceSessionInput) {
-  return {
-    wineryId,
-    id: sessionId,
-    cartMode: input.cartMode ?? null,
-    channel: input.channel ?? null,
-    customName: input.customName ?? null,
-    status: input.status ?? null,
-    contacts: input.contacts ?? null,
-    discounts: input.discounts ?? null,
-    metadata: input.metadata ?? null,
-    guests: input.guests ?? null,
-    pointOfSaleId: input.pointOfSaleId ?? null,
-    roomId: input.roomId ?? null,
-    tableId: input.tableId ?? null,
-    sourceExperienceId: input.sourceExperienceId ?? null,
-    sourceReservationId: input.sourceReservationId ?? null,
-  } satisfies Omit<SessionInsert, "writeId">;
-}
-
-const excluded = (column: string) => sql.raw(`excluded."${column}"`);
-
-/** Every stored column a replace overwrites, from the row the INSERT proposed. */
-const REPLACED_COLUMNS = [
+/** Every stored column a write sets ($3 ... $16, after winery_id and id), write_id last. */
+const WRITTEN_COLUMNS = [
   "cart_mode",
   "channel",
   "custom_name",
@@ -47,17 +22,58 @@ const REPLACED_COLUMNS = [
   "write_id",
 ] as const;
 
-const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+/**
+ * 1. The session: created at version 1 (version, createdAt and updatedAt are the columns'
+ *    defaults), or replaced at version + 1 when the key exists and $17 (the version sent) is null
+ *    or equal to the stored one. Answers a row only when it wrote.
+ */
+const UPSERT_SQL = `insert into commerce_sessions (winery_id, id, ${WRITTEN_COLUMNS.join(", ")})
+values (${Array.from({ length: WRITTEN_COLUMNS.length + 2 }, (_, i) => `$${i + 1}`).join(", ")})
+on conflict (winery_id, id) do update set version = commerce_sessions.version + 1,
+  updated_at = now(), ${WRITTEN_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")}
+where $17::int is null or commerce_sessions.version = $17::int
+returning version`;
+
+/** Whether the session ($1, $2) now carries this write's id ($3). */
+const THIS_WRITE_WON = `exists (select 1 from commerce_sessions
+  where winery_id = $1 and id = $2 and write_id = $3)`;
+
+/** 2. The stored items, deleted only by the write that won. */
+const DELETE_ITEMS_SQL = `delete from commerce_session_items
+where winery_id = $1 and session_id = $2 and ${THIS_WRITE_WON}`;
 
 /**
- * E3. One round trip, one transaction (a Neon HTTP batch):
+ * 3. The sent items ($4, one jsonb array, so a session of 1,000 items is still one statement),
+ *    inserted only by the write that won.
+ */
+const INSERT_ITEMS_SQL = `insert into commerce_session_items (winery_id, session_id, id, position,
+  attributes, booking_comp_id, component, editable, experience_id, item_type, line_index, locked,
+  name, product_id, qty, reservation_id, unit_price_cents, vat_percent)
+select $1, $2, i.id, i.position, i.attributes, i.booking_comp_id, i.component, i.editable,
+  i.experience_id, i.item_type, i.line_index, i.locked, i.name, i.product_id, i.qty,
+  i.reservation_id, i.unit_price_cents, i.vat_percent
+from jsonb_to_recordset($4::jsonb) as i(id uuid, position int, attributes jsonb,
+  booking_comp_id text, component text, editable boolean, experience_id uuid, item_type text,
+  line_index int, locked boolean, name text, product_id text, qty int, reservation_id uuid,
+  unit_price_cents bigint, vat_percent int)
+where ${THIS_WRITE_WON}`;
+
+/** 4. The session as it now is: its version, whether this write ($3) won, and the answer. */
+const READ_SQL = `select s.version, s.write_id = $3 as won, ${SESSION_DOCUMENT} as session
+from commerce_sessions s where s.winery_id = $1 and s.id = $2`;
+
+const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
+
+/**
+ * E3. One round trip, one transaction (a Neon HTTP batch of fixed SQL text, see rawBatch):
  * 1. INSERT ... ON CONFLICT (winery, id) DO UPDATE ... WHERE version = $sent: a new id is created
  *    at version 1, a known one replaced at version + 1 (createdAt kept). Two concurrent creates of
  *    one id cannot both create: the loser's INSERT becomes a replace (or, with a version, fails it).
  *    The row lock taken here serialises every concurrent write of the session until commit.
  * 2. and 3. delete the stored items and insert the sent ones, only if the session now carries this
  *    write's id (so a lost version check leaves the items untouched);
- * 4. read the session back: the answer, or the current version for STALE_UPDATE.
+ * 4. read the session back: the answer (as Postgres builds it, SESSION_DOCUMENT), or the current
+ *    version for STALE_UPDATE.
  */
 export async function putCommerceSession(
   db: HttpDb,
@@ -69,33 +85,6 @@ export async function putCommerceSession(
     throw new ValidationError([{ path: "id", message: "must equal the path's sessionId" }]);
   }
   const writeId = crypto.randomUUID();
-  const key = and(eq(commerceSessions.wineryId, wineryId), eq(commerceSessions.id, sessionId));
-  const set: Record<string, unknown> = {
-    version: sql`${commerceSessions.version} + 1`,
-    updatedAt: sql`now()`,
-  };
-  for (const column of REPLACED_COLUMNS) set[camel(column)] = excluded(column);
-
-  const upsert = db
-    .insert(commerceSessions)
-    .values({ ...sessionValues(wineryId, sessionId, input), writeId })
-    .onConflictDoUpdate({
-      target: [commerceSessions.wineryId, commerceSessions.id],
-      set,
-      ...(input.version != null && { setWhere: eq(commerceSessions.version, input.version) }),
-    })
-    .returning({ version: commerceSessions.version });
-
-  const thisWriteWon = sql`exists (select 1 from ${commerceSessions} where ${key} and ${commerceSessions.writeId} = ${writeId})`;
-  const deleteItems = db
-    .delete(commerceSessionItems)
-    .where(
-      and(
-        eq(commerceSessionItems.wineryId, wineryId),
-        eq(commerceSessionItems.sessionId, sessionId),
-        thisWriteWon,
-      ),
-    );
   const items = (input.items ?? []).map((item, position) => ({
     id: item.id ?? crypto.randomUUID(),
     position,
@@ -114,29 +103,40 @@ export async function putCommerceSession(
     unit_price_cents: item.unitPriceCents ?? null,
     vat_percent: item.vatPercent ?? null,
   }));
-  // The items travel as one jsonb parameter, so a session of 1,000 items is still one statement.
-  const insertItems = db.execute(sql`
-    insert into ${commerceSessionItems} (winery_id, session_id, id, position, attributes,
-      booking_comp_id, component, editable, experience_id, item_type, line_index, locked, name,
-      product_id, qty, reservation_id, unit_price_cents, vat_percent)
-    select ${wineryId}, ${sessionId}, i.id, i.position, i.attributes, i.booking_comp_id,
-      i.component, i.editable, i.experience_id, i.item_type, i.line_index, i.locked, i.name,
-      i.product_id, i.qty, i.reservation_id, i.unit_price_cents, i.vat_percent
-    from jsonb_to_recordset(${JSON.stringify(items)}::jsonb) as i(id uuid, position int,
-      attributes jsonb, booking_comp_id text, component text, editable boolean,
-      experience_id uuid, item_type text, line_index int, locked boolean, name text,
-      product_id text, qty int, reservation_id uuid, unit_price_cents bigint, vat_percent int)
-    where ${thisWriteWon}`);
-
-  const [written, , , current] = await db.batch([
-    upsert,
-    deleteItems,
-    insertItems,
-    findSessionQuery(db, wineryId, sessionId),
+  const key = [wineryId, sessionId, writeId];
+  const [written, , , read] = await rawBatch(db, [
+    [
+      UPSERT_SQL,
+      [
+        wineryId,
+        sessionId,
+        input.cartMode ?? null,
+        input.channel ?? null,
+        input.customName ?? null,
+        input.status ?? null,
+        json(input.contacts),
+        json(input.discounts),
+        json(input.metadata),
+        input.guests ?? null,
+        input.pointOfSaleId ?? null,
+        input.roomId ?? null,
+        input.tableId ?? null,
+        input.sourceExperienceId ?? null,
+        input.sourceReservationId ?? null,
+        writeId,
+        input.version ?? null,
+      ],
+    ],
+    [DELETE_ITEMS_SQL, key],
+    [INSERT_ITEMS_SQL, [...key, JSON.stringify(items)]],
+    [READ_SQL, key],
   ]);
+  const current = read?.[0] as
+    | { version: number; won: boolean; session: CommerceSession }
+    | undefined;
   if (!current) throw new Error("session upsert left no row");
-  if (written.length === 0 || current.writeId !== writeId) {
+  if (!written?.length || !current.won) {
     throw new StaleUpdateError({ currentVersion: current.version });
   }
-  return toCommerceSession(current);
+  return current.session;
 }

@@ -95,3 +95,14 @@ export function ordersPageJsonStatement({ where, limit, offset }: OrdersPageQuer
     )::text as body
     from counted`;
 }
+
+/**
+ * The order `$1` of the winery `$2` as one json value, `order` (ORDER_DOCUMENT; no row when there
+ * is none): the read-back of the writes answering one Order. The driver parses the json into the
+ * values toOrder maps from the row (bigint and float8 as numbers, jsonb members as parsed JSON,
+ * timestamps of millisecond precision as ISO instants in UTC), so the answer serialises to the
+ * same bytes as toOrder's, without drizzle's relational query or the mapping.
+ */
+export const ORDER_BY_ID_SQL = `select ${ORDER_DOCUMENT} as "order"
+from orders o left join sales_channels ch on ch.id = o.channel_id
+where o.id = $1 and o.winery_id = $2`;
