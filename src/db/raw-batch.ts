@@ -17,6 +17,21 @@ export function rawBatch(
   db: HttpDb,
   statements: readonly RawStatement[],
 ): Promise<Record<string, unknown>[][]> {
-  const client = (db as HttpDb & { $client: NeonQueryFunction<false, false> }).$client;
+  const client = clientOf(db);
   return client.transaction(statements.map(([text, parameters]) => client.query(text, parameters)));
 }
+
+/**
+ * One statement of fixed text, sent alone: one round trip, as a single statement is its own
+ * transaction (one snapshot). Rows as rawBatch gives them.
+ */
+export function rawQuery(
+  db: HttpDb,
+  text: string,
+  parameters: unknown[],
+): Promise<Record<string, unknown>[]> {
+  return clientOf(db).query(text, parameters);
+}
+
+const clientOf = (db: HttpDb) =>
+  (db as HttpDb & { $client: NeonQueryFunction<false, false> }).$client;

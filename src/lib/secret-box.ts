@@ -54,6 +54,10 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** A plain loop: Uint8Array.from with a mapping callback calls it once per byte. */
 function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }

@@ -3,11 +3,16 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays, todayUtc } from "../../src/lib/calendar";
 import type { ExperiencePreview } from "../../src/schemas/experience-preview";
+import type { ExperienceInput } from "../../src/schemas/experiences";
 import { localTime } from "../../src/schemas/slots";
+import { stateQueries, toState } from "../../src/services/experiences/experience-record";
+import { planExperience } from "../../src/services/experiences/plan-experience";
+import { describePlan, previewExperience } from "../../src/services/experiences/preview-experience";
 import { api, expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
 import { createExperience, occupy, saveExperience, slotRows } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
+import { importOk, reservationBody } from "../helpers/reservations";
 import { countRoundTrips } from "../helpers/round-trips";
 
 let tenant: TestTenant;
@@ -278,6 +283,114 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
           expect(row).toEqual(before.find((b) => b.id === row.id));
       }),
       { numRuns: 40 },
+    );
+  });
+
+  it("plans on what it reads as it would on every slot read by drizzle, past and by hand included", async () => {
+    const day = (n: number) => addDays(todayUtc(), n);
+    const experience = await createExperience(tenant, {
+      color: "red",
+      flatTranslations: { validityFrom: `${day(-4)}T00:00:00Z` },
+      slotsRequests: [-4, -3, -1, 0, 1, 2, 3, 5, 7].flatMap((n) => [
+        { day: day(n), time: "10:00", extraData: { n } },
+        { day: day(n), time: "11:30" },
+      ]),
+    });
+    const rows = await slotRows(tenant.wineryId, experience.id);
+    for (const [i, row] of rows.entries()) {
+      if (i % 3 === 0)
+        await testDb().execute(sql`update slots set manually_modified = true where id = ${row.id}`);
+      if (i % 4 === 1) await occupy(row.id, 4);
+    }
+    // Reservations on a slot from today on and not changed by hand (what a conflict names).
+    const booked = rows.find((r, i) => r.date >= todayUtc() && i % 3 !== 0 && i % 4 !== 1);
+    if (!booked) throw new Error("no slot to book");
+    for (const guests of [3, 4])
+      await importOk(
+        tenant,
+        "NEW",
+        reservationBody(
+          { experienceId: experience.id, date: booked.date, time: booked.time },
+          { guestCount01: guests, guestCountTotal: guests },
+        ),
+      );
+
+    const field = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: null });
+    const input = fc.record({
+      maxParties: field(fc.integer({ min: 1, max: 12 })),
+      minPartiesToEnable: field(fc.constantFrom(1, 2)),
+      active: field(fc.boolean()),
+      languagesIsoCode: field(fc.subarray(["en", "it", "de"])),
+      color: fc.constantFrom("red", "blue"),
+      from: field(fc.integer({ min: -5, max: 8 })),
+      to: field(fc.integer({ min: -5, max: 8 })),
+      slotsRequests: fc.option(
+        fc.array(
+          fc.oneof(
+            fc.record({
+              pick: fc.nat({ max: rows.length - 1 }),
+              move: field(fc.integer({ min: -5, max: 8 })),
+              maxParties: fc.option(fc.integer({ min: 1, max: 9 }), { nil: undefined }),
+            }),
+            fc.record({
+              n: fc.integer({ min: -5, max: 8 }),
+              time: fc.constantFrom("10:00", "11:30", "12:00"),
+            }),
+          ),
+          { maxLength: 3 },
+        ),
+        { nil: undefined },
+      ),
+    });
+    const outcome = async (work: () => Promise<ExperiencePreview>) => {
+      try {
+        return { answer: await work() };
+      } catch (error) {
+        return { error: String(error), detail: (error as { extensions?: unknown }).extensions };
+      }
+    };
+    await fc.assert(
+      fc.asyncProperty(input, async (generated) => {
+        const body: ExperienceInput = {
+          id: experience.id,
+          maxParties: generated.maxParties,
+          minPartiesToEnable: generated.minPartiesToEnable,
+          active: generated.active,
+          languagesIsoCode: generated.languagesIsoCode,
+          color: generated.color,
+          flatTranslations:
+            generated.from === null && generated.to === null
+              ? null
+              : {
+                  ...(generated.from !== null && {
+                    validityFrom: `${day(generated.from)}T00:00:00Z`,
+                  }),
+                  ...(generated.to !== null && { validityTo: `${day(generated.to)}T23:59:59Z` }),
+                },
+          slotsRequests: generated.slotsRequests?.map((r) =>
+            "pick" in r
+              ? {
+                  id: rows[r.pick]?.id,
+                  ...(r.move !== null && { day: day(r.move) }),
+                  maxParties: r.maxParties,
+                }
+              : { day: day(r.n), time: r.time },
+          ),
+        };
+        const today = todayUtc();
+        const everySlot = async () => {
+          const reads = stateQueries(testDb(), tenant.wineryId, experience.id);
+          const [[current], slots] = await testDb().batch([reads.experience, reads.slots]);
+          return describePlan(
+            planExperience(experience.id, toState(current, slots), body, today),
+            experience.id,
+          );
+        };
+        expect(
+          await outcome(() => previewExperience(testDb(), tenant.wineryId, body, today)),
+        ).toEqual(await outcome(everySlot));
+      }),
+      { numRuns: 60 },
     );
   });
 

@@ -110,19 +110,24 @@ function propagate(
   const was = validityWindow(before);
   const windowChanged =
     !sameValue(was.validityFrom, validityFrom) || !sameValue(was.validityTo, validityTo);
+  const setMax = changed.has("maxParties") && values.maxParties !== null;
+  const setMin = changed.has("minPartiesToEnable") && values.minPartiesToEnable !== null;
+  const setLanguages = changed.has("languagesIsoCode") && values.languagesIsoCode !== null;
+  const setActive = changed.has("active") && values.active !== null;
+  const mayDelete = windowChanged && Boolean(from || to);
+  // Nothing to set and nothing to delete: every slot would be rewritten with its own values,
+  // which diff() drops, so the loop is skipped (the common save that leaves these fields alone).
+  if (!setMax && !setMin && !setLanguages && !setActive && !mayDelete) return;
   for (const slot of set.filter((s) => s.date >= today && !s.manuallyModified)) {
-    if (windowChanged && ((from && slot.date < from) || (to && slot.date > to))) {
+    if (mayDelete && ((from && slot.date < from) || (to && slot.date > to))) {
       set.delete(slot.id);
       continue;
     }
     const after = { ...slot };
-    if (changed.has("maxParties") && values.maxParties !== null)
-      after.maxParties = values.maxParties;
-    if (changed.has("minPartiesToEnable") && values.minPartiesToEnable !== null)
-      after.minParties = values.minPartiesToEnable;
-    if (changed.has("languagesIsoCode") && values.languagesIsoCode !== null)
-      after.enabledLanguages = values.languagesIsoCode;
-    if (changed.has("active") && values.active !== null) after.active = values.active;
+    if (setMax) after.maxParties = values.maxParties as number;
+    if (setMin) after.minParties = values.minPartiesToEnable as number;
+    if (setLanguages) after.enabledLanguages = values.languagesIsoCode as string[];
+    if (setActive) after.active = values.active as boolean;
     set.update(slot.id, after);
   }
 }

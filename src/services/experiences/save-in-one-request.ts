@@ -12,7 +12,7 @@ import { validityWindow, valuesOf } from "./plan-experience";
 
 /** Each stored field with its column, as drizzle names it (snake_case). */
 const casing = new CasingCache("snake_case");
-const FIELD_COLUMNS: [ExperienceField, string][] = EXPERIENCE_FIELD_NAMES.map((field) => [
+export const FIELD_COLUMNS: [ExperienceField, string][] = EXPERIENCE_FIELD_NAMES.map((field) => [
   field,
   casing.getColumnCasing(experiences[field]),
 ]);

@@ -21,7 +21,9 @@ const DOW = new Map(WEEK_DAYS.map((day, i) => [day, (i + 1) % 7]));
  * experience the winery does not have, no maxParties, more than MAX_SLOTS_PER_CALL new slots, a new
  * slot above its capacity without ignoreOccupiedSlot; or a dry run. Then nothing is inserted.
  * Rows come back as facts for the planner: the experiences, the slots at the candidates' keys and
- * the new slots in the order they were made.
+ * the new slots in the order they were made; and the winery's business-location record (what the
+ * answer reports the slots in: no table this statement writes, so reading it here, in the same
+ * statement, answers what a statement of its own after this one would).
  */
 const CREATE_SQL = `
 with arg as (select $2::jsonb as j),
@@ -116,7 +118,8 @@ select exists (select 1 from refusals) as refused,
     'createdAt', w.created_at, 'updatedAt', w.updated_at) order by m.ordinal)
     from made m left join inserted w on w.id = m.id
     where (select count(*) from planned) <= (select (j ->> 'maxSlots')::int from arg)), '[]')
-    as made`;
+    as made,
+  (${RECORD_SQL}$1) as record`;
 
 type Made = Omit<SlotState, "manuallyModified" | "reservedCount" | "reservationIds"> & {
   createdAt: string | null;
@@ -128,6 +131,8 @@ interface Outcome {
   experiences: ExperienceDefaults[];
   existing: SlotState[];
   made: Made[];
+  /** Null when the winery has no row (openBusinessLocation then fails loudly). */
+  record: NonNullable<Parameters<typeof openBusinessLocation>[0]>["record"] | null;
 }
 
 /** What the interactive path needs and this one does not: anything but a well-formed CREATE. */
@@ -165,10 +170,10 @@ const SLOT_VALUES = [
  * as the interactive path does), then CREATE_SQL plans and inserts the slots in Postgres (dates
  * expanded by generate_series, existing slots found by a join, nothing read that the answer does
  * not need: no other slot of the experiences is read or locked, since making new rows changes
- * none), then the business-location record. The answer is still planSlotActions' own, run on the
- * facts the batch returns and naming the new slots by the ids Postgres gave them: its errors
- * (404, 400, 409) when it refuses the call, in which case the batch inserted nothing, its created
- * and skipped lists otherwise. Should Postgres have refused a call that the planner accepts, the
+ * none) and reads the business-location record: two statements. The answer is still
+ * planSlotActions' own, run on the facts the batch returns and naming the new slots by the ids
+ * Postgres gave them: its errors (404, 400, 409) when it refuses the call, in which case the batch
+ * inserted nothing, its created and skipped lists otherwise. Should Postgres have refused a call that the planner accepts, the
  * answer is `undefined` (nothing was written; the caller runs the interactive path). Should the
  * inserted slots differ from the plan, a bug, the request fails loudly.
  */
@@ -205,7 +210,7 @@ export async function createSlotsInOneRequest(
       ignore_occupied: r.ignoreOccupiedSlot ?? null,
     })),
   });
-  const [, [outcome], [record]] = (await rawBatch(db, [
+  const [, [outcome]] = (await rawBatch(db, [
     [
       `select id from experiences where winery_id = $1 and id in
         (select jsonb_array_elements_text($2::jsonb -> 'experienceIds')::uuid)
@@ -213,10 +218,10 @@ export async function createSlotsInOneRequest(
       [wineryId, argument],
     ],
     [CREATE_SQL, [wineryId, argument]],
-    [`${RECORD_SQL}$1`, [wineryId]],
-  ])) as [unknown, [Outcome], [Parameters<typeof openBusinessLocation>[0]]];
+  ])) as [unknown, [Outcome]];
 
   const made = outcome.made;
+  const record = outcome.record === null ? undefined : { record: outcome.record };
   const written = !outcome.refused;
   let next = 0;
   let plan: ReturnType<typeof planSlotActions>;
