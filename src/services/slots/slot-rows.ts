@@ -65,8 +65,6 @@ export function toSlot(state: SlotState, stamps?: { createdAt: Date; updatedAt: 
   };
 }
 
-export const rowToSlot = (row: SlotRow) => toSlot(toSlotState(row), row);
-
 /** Rows per INSERT: 16 parameters a row stays well under Postgres' 65,535 per statement. */
 const INSERT_CHUNK = 2000;
 
