@@ -89,14 +89,53 @@ function plannedChanges(plan: ExperiencePreview) {
 const sortBy = <T>(list: T[]) =>
   [...list].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
 
+const day = (n: number) => addDays(todayUtc(), n);
+
+interface SlotSpec {
+  /** Days from today (negative: past). */
+  n: number;
+  /** "HH:MM". */
+  time: string;
+  maxParties?: number;
+  extraData?: Record<string, unknown>;
+  /** Seats taken, set directly as reservations would. */
+  occupied?: number;
+  /** Marked changed by hand. */
+  manual?: boolean;
+}
+
+/**
+ * An experience of ours (createExperience's values and `body`) with a slot per spec, made by the
+ * save's own slotsRequests (specs at the same day and time make one slot), then occupied and marked
+ * changed by hand as its specs say. Its slot rows as stored then, by date and time.
+ */
+async function experienceWithSlots(body: Record<string, unknown>, specs: SlotSpec[]) {
+  const experience = await createExperience(tenant, {
+    ...body,
+    slotsRequests: specs.map(({ n, time, maxParties, extraData }) => ({
+      day: day(n),
+      time,
+      maxParties,
+      extraData,
+    })),
+  });
+  const made = await slotRows(tenant.wineryId, experience.id);
+  for (const spec of specs) {
+    const row = made.find((r) => r.date === day(spec.n) && r.time.slice(0, 5) === spec.time);
+    if (!row) throw new Error(`no slot made at ${day(spec.n)} ${spec.time}`);
+    if (spec.occupied) await occupy(row.id, spec.occupied);
+    if (spec.manual)
+      await testDb().execute(sql`update slots set manually_modified = true where id = ${row.id}`);
+  }
+  return { experience, rows: await slotRows(tenant.wineryId, experience.id) };
+}
+
 describe("E8 POST /v2/experiences/preview-propagation", () => {
   it("agrees with what the save then does, for generated inputs", async () => {
-    const day = (n: number) => addDays(todayUtc(), n);
-    const experience = await createExperience(tenant, {
-      slotsRequests: [1, 2, 3, 4, 5, 6].map((n) => ({ day: day(n), time: "10:00" })),
-    });
-    const initial = await slotRows(tenant.wineryId, experience.id);
-    await occupy(initial[1]?.id ?? "", 3);
+    const { experience, rows: initial } = await experienceWithSlots(
+      {},
+      [1, 2, 3, 4, 5, 6].map((n) => ({ n, time: "10:00", occupied: n === 2 ? 3 : 0 })),
+    );
     await saveExperience(tenant, experience.id, {
       maxParties: 10,
       slotsRequests: [{ id: initial[2]?.id, maxParties: 7 }],
@@ -164,7 +203,6 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
   });
 
   it("agrees with the save without slotsRequests (one HTTP request), for generated states", async () => {
-    const day = (n: number) => addDays(todayUtc(), n);
     const instant = (n: number) => `${day(n)}T${n % 2 === 0 ? "00:00:00" : "23:59:59"}Z`;
     const languages = fc.option(fc.shuffledSubarray(["en", "it", "de"]), { nil: null });
     const offset = fc.option(fc.integer({ min: -2, max: 8 }), { nil: null });
@@ -217,27 +255,16 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
         for (const [field, keep] of Object.entries(changed.keep))
           if (keep)
             Object.assign(generated, { [field]: stored[field as keyof typeof changed.keep] });
-        const experience = await createExperience(tenant, {
-          maxParties: stored.maxParties,
-          minPartiesToEnable: stored.minPartiesToEnable,
-          active: stored.active,
-          languagesIsoCode: stored.languagesIsoCode,
-          flatTranslations: values(stored),
-          slotsRequests: stored.slots.map((s) => ({
-            day: day(s.n),
-            time: s.time,
-            maxParties: s.maxParties,
-          })),
-        });
-        const rows = await slotRows(tenant.wineryId, experience.id);
-        for (const [i, row] of rows.entries()) {
-          const s = stored.slots[i % Math.max(1, stored.slots.length)];
-          if (s?.occupied) await occupy(row.id, s.occupied);
-          if (s?.manual)
-            await testDb().execute(
-              sql`update slots set manually_modified = true where id = ${row.id}`,
-            );
-        }
+        const { experience } = await experienceWithSlots(
+          {
+            maxParties: stored.maxParties,
+            minPartiesToEnable: stored.minPartiesToEnable,
+            active: stored.active,
+            languagesIsoCode: stored.languagesIsoCode,
+            flatTranslations: values(stored),
+          },
+          stored.slots,
+        );
         const body = {
           id: experience.id,
           maxParties: generated.maxParties,
@@ -287,23 +314,19 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
   });
 
   it("plans on what it reads as it would on every slot read by drizzle, past and by hand included", async () => {
-    const day = (n: number) => addDays(todayUtc(), n);
-    const experience = await createExperience(tenant, {
-      color: "red",
-      flatTranslations: { validityFrom: `${day(-4)}T00:00:00Z` },
-      slotsRequests: [-4, -3, -1, 0, 1, 2, 3, 5, 7].flatMap((n) => [
-        { day: day(n), time: "10:00", extraData: { n } },
-        { day: day(n), time: "11:30" },
-      ]),
-    });
-    const rows = await slotRows(tenant.wineryId, experience.id);
-    for (const [i, row] of rows.entries()) {
-      if (i % 3 === 0)
-        await testDb().execute(sql`update slots set manually_modified = true where id = ${row.id}`);
-      if (i % 4 === 1) await occupy(row.id, 4);
-    }
-    // Reservations on a slot from today on and not changed by hand (what a conflict names).
-    const booked = rows.find((r, i) => r.date >= todayUtc() && i % 3 !== 0 && i % 4 !== 1);
+    const { experience, rows } = await experienceWithSlots(
+      { color: "red", flatTranslations: { validityFrom: `${day(-4)}T00:00:00Z` } },
+      [-4, -3, -1, 0, 1, 2, 3, 5, 7]
+        .flatMap((n) => [
+          { n, time: "10:00", extraData: { n } },
+          { n, time: "11:30" },
+        ])
+        .map((spec, i) => ({ ...spec, manual: i % 3 === 0, occupied: i % 4 === 1 ? 4 : 0 })),
+    );
+    // Reservations on a slot from today on, free and not changed by hand (what a conflict names).
+    const booked = rows.find(
+      (r) => r.date >= todayUtc() && !r.manuallyModified && r.reservedCount === 0,
+    );
     if (!booked) throw new Error("no slot to book");
     for (const guests of [3, 4])
       await importOk(
@@ -396,13 +419,13 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
 
   it("reports changed fields, integrations and conflicts, and writes nothing", async () => {
     const integrationId = crypto.randomUUID();
-    const experience = await createExperience(tenant, {
-      color: "red",
-      experienceIntegrations: [{ integrationId, externalId: 1 }],
-      slotsRequests: [{ day: addDays(todayUtc(), 3), time: "17:00" }],
-    });
-    const [slot] = await slotRows(tenant.wineryId, experience.id);
-    await occupy(slot?.id ?? "", 5);
+    const {
+      experience,
+      rows: [slot],
+    } = await experienceWithSlots(
+      { color: "red", experienceIntegrations: [{ integrationId, externalId: 1 }] },
+      [{ n: 3, time: "17:00", occupied: 5 }],
+    );
     const plan = await previewOk({
       id: experience.id,
       active: true,

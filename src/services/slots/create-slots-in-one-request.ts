@@ -7,7 +7,7 @@ import { openBusinessLocation, RECORD_SQL } from "../wineries/read-business-loca
 import { MAX_SLOTS_PER_CALL } from "./limits";
 import { type ExperienceDefaults, planSlotActions } from "./plan-slot-actions";
 import { toSlot } from "./slot-rows";
-import { type SlotState, sameValue } from "./slot-set";
+import { SLOT_FIELDS, type SlotField, type SlotState, sameValue } from "./slot-set";
 
 /** Bit of each week day in a request's mask, as Postgres' `extract(dow ...)` numbers them. */
 const DOW = new Map(WEEK_DAYS.map((day, i) => [day, (i + 1) % 7]));
@@ -149,19 +149,19 @@ function isPlainCreate(r: SlotActionRequest): boolean {
 export const onlyPlainCreates = (command: SlotActionsCommand) =>
   command.requests.every(isPlainCreate);
 
-const SLOT_VALUES = [
+/**
+ * The values a slot Postgres made must share with the slot planned: SLOT_FIELDS, the fields a plan
+ * may change on a slot, less `manuallyModified` (a CREATE always writes false, and CREATE_SQL does
+ * not return it), plus what a plan sets only when it creates a slot, so SLOT_FIELDS leaves out:
+ * its experience and its series (`experienceId`, `parentSlotId`).
+ */
+const SLOT_VALUES: readonly (keyof Made & keyof SlotState)[] = [
   "experienceId",
-  "date",
-  "time",
-  "maxParties",
-  "minParties",
-  "enabledLanguages",
-  "defaultLanguages",
-  "active",
   "parentSlotId",
-  "externalOccupants",
-  "extraData",
-] as const;
+  ...SLOT_FIELDS.filter(
+    (field): field is Exclude<SlotField, "manuallyModified"> => field !== "manuallyModified",
+  ),
+];
 
 /**
  * E9 for a call of CREATE requests only (onlyPlainCreates), as ONE Neon HTTP batch (one round

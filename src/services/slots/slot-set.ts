@@ -47,7 +47,10 @@ export interface SlotConflict {
   reservationIds: string[];
 }
 
-/** Fields a plan may change on a slot (identity, series and reservation counts excepted). */
+/**
+ * Fields a plan may change on a slot (identity, series and reservation counts excepted). Also what
+ * E9's one-request create checks the slots Postgres made against (SLOT_VALUES derives from it).
+ */
 export const SLOT_FIELDS = [
   "date",
   "time",
