@@ -12,6 +12,7 @@ import { AppError, NotFoundError } from "../../lib/errors";
 import type { Reservation } from "../../schemas/reservation-views";
 import type { ReservationInput } from "../../schemas/reservations";
 import { contactUpsertStatement } from "../contacts/upsert-contact";
+import { importInOneRequest } from "./import-in-one-request";
 import { reservationDocumentStatement } from "./reservation-json";
 import { followSeats } from "./reservation-seats";
 import { priceItemRows, reservationValues } from "./reservation-values";
@@ -172,7 +173,10 @@ export async function writeReservation(
 
 /**
  * E11: all or nothing. `NEW` or `null` in the path creates a reservation with a new id; a uuid
- * updates the winery's reservation, or creates one with that id.
+ * updates the winery's reservation, or creates one with that id. One HTTP batch does it
+ * (importInOneRequest); when that batch met an error condition (no such experience, a slot
+ * without room, a payment below its refunds, a race) it wrote nothing, and the interactive
+ * transaction (importInTransaction) does it again and gives the answer it always gave.
  */
 export async function importReservation(
   db: Database,
@@ -181,7 +185,9 @@ export async function importReservation(
   input: ReservationInput,
 ): Promise<Reservation> {
   const id = NEW_RESERVATION_PATHS.includes(pathId) ? crypto.randomUUID() : pathId.toLowerCase();
-  const reservation = await importInTransaction(db, wineryId, id, input);
+  const reservation =
+    (await importInOneRequest(db.http, wineryId, id, input)) ??
+    (await importInTransaction(db, wineryId, id, input));
   return {
     ...reservation,
     ...(input.closeSlots != null && { closeSlots: input.closeSlots }),
