@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS } from "../../src/db/client";
 import type { Order } from "../../src/schemas/orders";
 import { api } from "../helpers/api";
+import { saveExperience } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import {
   clearFault,
@@ -23,8 +24,8 @@ import { tenantSnapshot } from "./snapshot";
 
 /**
  * A database that accepts connections and requests but never answers them (mode "stall"): the
- * request gives up after its deadline (QUERY_TIMEOUT_MS per query, CONNECT_TIMEOUT_MS for a
- * WebSocket session's start-up) with 503 and Retry-After, nothing is half-written, and the same
+ * request gives up after its deadline (QUERY_TIMEOUT_MS per query or HTTP batch, CONNECT_TIMEOUT_MS
+ * for a WebSocket session's start-up) with 503 and Retry-After, nothing is half-written, and the same
  * request succeeds once the database answers again, without a restart. The deadlines are asserted
  * as configuration, never measured. Each stalled request waits its deadline out, so the requests
  * held at their first query are sent at once, and each test is given time for its stalls.
@@ -50,10 +51,17 @@ async function stalled(
 }
 
 const paid = { paidTotalCents: 5000, paid: true };
+/** An experience save that is an interactive transaction: it has slotsRequests. */
+const withSlots = {
+  active: true,
+  maxParties: 10,
+  titleTranslations: { en: "Tasting" },
+  slotsRequests: [{ day: "2027-03-13", time: "10:00" }],
+};
 
 describe("a stalled database", () => {
   it(
-    "a read, an HTTP write and a transaction write held at their first query or session start-up: 503 with Retry-After each, nothing written; then each succeeds",
+    "a read, two HTTP writes (a statement, a batch) and a transaction write held at their first query or session start-up: 503 with Retry-After each, nothing written; then each succeeds",
     async () => {
       const tenant = await createTenant();
       // The read: GET /v4/orders/{id}, one SQL-over-HTTP query.
@@ -67,13 +75,17 @@ describe("a stalled database", () => {
           key: tenant.apiKey,
           body: { amountCents: 1000 },
         });
-      // The transaction write: E11, one WebSocket session, held before it has started.
+      // A batch write: E11, one HTTP request holding one transaction.
       const imported = crypto.randomUUID();
       const body = reservationBody(await experienceWithSlot(tenant, "2027-03-13"), paid);
-      const write = () => putReservation(tenant, imported, body);
+      const batch = () => putReservation(tenant, imported, body);
+      // The transaction write: an experience saved with slotsRequests, one WebSocket session,
+      // held before it has started.
+      const saved = crypto.randomUUID();
+      const write = () => saveExperience(tenant, saved, withSlots);
 
       const before = await tenantSnapshot(tenant.wineryId);
-      for (const response of await stalled(tenant, 0, [read, refund, write]))
+      for (const response of await stalled(tenant, 0, [read, refund, batch, write]))
         await expectUnavailable(response);
       expect(await tenantSnapshot(tenant.wineryId)).toEqual(before);
 
@@ -83,28 +95,31 @@ describe("a stalled database", () => {
       const refundedNow = await refund();
       expect(refundedNow.status).toBe(200);
       expect(await refundedNow.json()).toMatchObject({ refundedTotalCents: 1000 });
-      const importedNow = await write();
+      const importedNow = await batch();
       expect(importedNow.status, await importedNow.clone().text()).toBe(200);
       expect(await importedNow.json()).toMatchObject({ id: imported, paidTotalCents: 5000 });
+      const savedNow = await write();
+      expect(savedNow.status, await savedNow.clone().text()).toBe(200);
+      expect(await savedNow.json()).toMatchObject({ id: saved, maxParties: 10 });
     },
     allowing(QUERY_TIMEOUT_MS),
   );
 
   it(
-    "a transaction write (E11) held at its COMMIT, every write sent: 503 with Retry-After, nothing half-written; then it succeeds",
+    "a transaction write (an experience saved with slotsRequests) held at its COMMIT, every write sent: 503 with Retry-After, nothing half-written; then it succeeds",
     async () => {
       const tenant = await createTenant();
-      // The same write once on a fresh reservation, healthy, to count its queries.
+      // The same write once on a fresh experience, healthy, to count its queries.
       await verifyKeyBeforeFault(tenant.apiKey);
-      const probe = reservationBody(await experienceWithSlot(tenant, "2027-03-13"), paid);
-      const counted = await countQueries(() => putReservation(tenant, crypto.randomUUID(), probe));
+      const counted = await countQueries(() =>
+        saveExperience(tenant, crypto.randomUUID(), withSlots),
+      );
       expect(counted.response.status).toBe(200);
       const total = counted.queries;
       expect(total).toBeGreaterThan(3); // BEGIN, the writes, COMMIT
 
       const id = crypto.randomUUID();
-      const body = reservationBody(await experienceWithSlot(tenant), paid);
-      const write = () => putReservation(tenant, id, body);
+      const write = () => saveExperience(tenant, id, withSlots);
       const before = await tenantSnapshot(tenant.wineryId);
       // Every query but the last (COMMIT) answered: the writes wait uncommitted when it is held.
       const [held] = await stalled(tenant, total - 1, [write]);
@@ -112,7 +127,7 @@ describe("a stalled database", () => {
       expect(await tenantSnapshot(tenant.wineryId)).toEqual(before);
       const recovered = await write();
       expect(recovered.status, await recovered.clone().text()).toBe(200);
-      expect(await recovered.json()).toMatchObject({ id, paidTotalCents: 5000 });
+      expect(await recovered.json()).toMatchObject({ id, maxParties: 10 });
     },
     allowing(QUERY_TIMEOUT_MS),
   );

@@ -204,7 +204,7 @@ describe("E11 PUT /v2/reservations/import/{reservationID}: happy", () => {
     expect(reservation.experienceTitle).toBe("Degustazione");
   });
 
-  it("is one transaction: one WebSocket session and no other round trip", async () => {
+  it("is one transaction in one round trip: one HTTP request (a batch), no WebSocket session", async () => {
     const target = await experienceWithSlot(tenant);
     const { result, trips } = await countRoundTrips(() =>
       putReservation(
@@ -217,7 +217,7 @@ describe("E11 PUT /v2/reservations/import/{reservationID}: happy", () => {
       ),
     );
     expect(result.status).toBe(200);
-    expect(trips).toEqual({ httpRequests: 0, wsSessions: 1 });
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
   });
 });
 

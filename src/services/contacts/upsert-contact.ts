@@ -56,6 +56,48 @@ export function contactUpsertStatement(db: AnyDb, wineryId: string, input: Conta
     .returning();
 }
 
+/**
+ * The same rule as contactUpsertStatement, as fixed text for a raw batch (rawBatch), where drizzle
+ * would build the statement again on every call: $1 the winery, then contactUpsertParameters. A
+ * flag or otherData left out is null, which keeps the stored value (a new row gets the column's
+ * default, as drizzle's DEFAULT would: false, or null for other_data).
+ * test/reservations/import-in-one-request.test.ts holds the two to the same rows.
+ */
+export const CONTACT_UPSERT_SQL = `
+insert into contacts as c (winery_id, email, first_name, last_name, phone_number, country_iso,
+  accepted_marketing, accepted_privacy_terms, accepted_profiling, manual_marketing, unsubscribed,
+  other_data)
+values ($1, $2, $3, $4, $5, $6,
+  coalesce($7::boolean, false), coalesce($8::boolean, false), coalesce($9::boolean, false),
+  coalesce($10::boolean, false), coalesce($11::boolean, false), $12::jsonb)
+on conflict (winery_id, email_key) do update set email = excluded.email,
+  first_name = excluded.first_name, last_name = excluded.last_name,
+  phone_number = excluded.phone_number, country_iso = excluded.country_iso, updated_at = now(),
+  accepted_marketing = coalesce($7::boolean, c.accepted_marketing),
+  accepted_privacy_terms = coalesce($8::boolean, c.accepted_privacy_terms),
+  accepted_profiling = coalesce($9::boolean, c.accepted_profiling),
+  manual_marketing = coalesce($10::boolean, c.manual_marketing),
+  unsubscribed = coalesce($11::boolean, c.unsubscribed),
+  other_data = coalesce($12::jsonb, c.other_data)`;
+
+/** CONTACT_UPSERT_SQL's parameters: the winery, then the input's fields. */
+export function contactUpsertParameters(wineryId: string, input: ContactInput): unknown[] {
+  return [
+    wineryId,
+    input.email,
+    input.firstName,
+    input.lastName,
+    input.phoneNumber,
+    input.countryIso,
+    input.acceptedMarketing ?? null,
+    input.acceptedPrivacyTerms ?? null,
+    input.acceptedProfiling ?? null,
+    input.manualMarketing ?? null,
+    input.unsubscribed ?? null,
+    input.otherData === undefined ? null : JSON.stringify(input.otherData),
+  ];
+}
+
 export function toContact(row: ContactRow, input: ContactInput): Contact {
   return {
     id: row.id,

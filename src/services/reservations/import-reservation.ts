@@ -12,8 +12,10 @@ import { AppError, NotFoundError } from "../../lib/errors";
 import type { Reservation } from "../../schemas/reservation-views";
 import type { ReservationInput } from "../../schemas/reservations";
 import { contactUpsertStatement } from "../contacts/upsert-contact";
+import { importInOneRequest } from "./import-in-one-request";
 import { reservationDocumentStatement } from "./reservation-json";
 import { followSeats } from "./reservation-seats";
+import { priceItemRows, reservationValues } from "./reservation-values";
 
 /** The path values of E11 that create a reservation with a new id. */
 export const NEW_RESERVATION_PATHS = ["NEW", "null"];
@@ -32,61 +34,6 @@ class PaymentBelowRefundsError extends AppError {
       { extensions: { reservationId, refundedCents } },
     );
   }
-}
-
-/** The row's stored fields from the input: a PUT, so a field left out is cleared. */
-function reservationValues(input: ReservationInput) {
-  return {
-    experienceId: input.experienceId,
-    date: input.date,
-    time: input.time,
-    state: input.state ?? null,
-    giftId: input.giftId ?? null,
-    guestCount01: input.guestCount01 ?? null,
-    guestCountTotal: input.guestCountTotal ?? null,
-    discountTotalCents: input.discountTotalCents ?? null,
-    dueTotalCents: input.dueTotalCents ?? null,
-    grossTotalCents: input.grossTotalCents ?? null,
-    netTotalCents: input.netTotalCents ?? null,
-    manualDiscountTotalCents: input.manualDiscountTotalCents ?? null,
-    paidTotalCents: input.paidTotalCents ?? null,
-    paid: input.paid ?? null,
-    languageIso: input.languageIso ?? null,
-    message: input.message ?? null,
-    origin: input.origin ?? null,
-    paymentCurrency: input.paymentCurrency ?? null,
-    additionalQuestionAnswers: input.additionalQuestionAnswers ?? null,
-    experienceTitleTranslations: input.experienceTitleTranslations ?? null,
-    optionalData: input.optionalData ?? null,
-    otherData: input.otherData ?? null,
-  };
-}
-
-function priceItemRows(wineryId: string, reservationId: string, input: ReservationInput) {
-  const items = [
-    ...(input.experiencePriceExtras ?? []).map((item) => ({ item, kind: "EXTRA", islabel1: null })),
-    ...(input.experiencePriceLabels ?? []).map((item) => ({
-      item,
-      kind: "LABEL",
-      islabel1: item.islabel1 ?? null,
-    })),
-  ];
-  return items.map(({ item, kind, islabel1 }, sortOrder) => ({
-    wineryId,
-    reservationId,
-    kind,
-    sortOrder,
-    islabel1,
-    itemId: item.id ?? null,
-    position: item.position ?? null,
-    experienceId: item.experience_id ?? null,
-    priceCents: item.price_cents ?? null,
-    priceCurrency: item.price_currency ?? null,
-    quantity: item.quantity ?? null,
-    titleTranslations: item.title_translations ?? null,
-    itemCreatedAt: item.created_at ?? null,
-    itemUpdatedAt: item.updated_at ?? null,
-  }));
 }
 
 /** The in-house payment follows paidTotalCents; it never goes below what was refunded. */
@@ -225,9 +172,11 @@ export async function writeReservation(
 }
 
 /**
- * E11. One interactive transaction (one WebSocket session): all or nothing. `NEW` or `null` in the
- * path creates a reservation with a new id; a uuid updates the winery's reservation, or creates
- * one with that id.
+ * E11: all or nothing. `NEW` or `null` in the path creates a reservation with a new id; a uuid
+ * updates the winery's reservation, or creates one with that id. One HTTP batch does it
+ * (importInOneRequest); when that batch met an error condition (no such experience, a slot
+ * without room, a payment below its refunds, a race) it wrote nothing, and the interactive
+ * transaction (importInTransaction) does it again and gives the answer it always gave.
  */
 export async function importReservation(
   db: Database,
@@ -236,13 +185,28 @@ export async function importReservation(
   input: ReservationInput,
 ): Promise<Reservation> {
   const id = NEW_RESERVATION_PATHS.includes(pathId) ? crypto.randomUUID() : pathId.toLowerCase();
+  const reservation =
+    (await importInOneRequest(db.http, wineryId, id, input)) ??
+    (await importInTransaction(db, wineryId, id, input));
+  return {
+    ...reservation,
+    ...(input.closeSlots != null && { closeSlots: input.closeSlots }),
+    ...(input.openSlots != null && { openSlots: input.openSlots }),
+  };
+}
+
+/**
+ * E11 in one interactive transaction (one WebSocket session): writeReservation, and the answers
+ * to the races its foreign keys catch.
+ */
+export async function importInTransaction(
+  db: Database,
+  wineryId: string,
+  id: string,
+  input: ReservationInput,
+): Promise<Reservation> {
   try {
-    const reservation = await db.transaction((tx) => writeReservation(tx, wineryId, id, input));
-    return {
-      ...reservation,
-      ...(input.closeSlots != null && { closeSlots: input.closeSlots }),
-      ...(input.openSlots != null && { openSlots: input.openSlots }),
-    };
+    return await db.transaction((tx) => writeReservation(tx, wineryId, id, input));
   } catch (error) {
     const constraint = postgresError(error)?.constraint;
     // The experience vanished between the check and the insert: as if it never existed.
