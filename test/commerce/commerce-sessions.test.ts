@@ -56,7 +56,8 @@ describe("E3 PUT /v2/commerce/sessions/{id}: happy", () => {
     };
     const response = await put(id, JSON.parse(JSON.stringify(body)));
     expect(response.status).toBe(200);
-    const session = (await response.json()) as CommerceSession;
+    const text = await response.text();
+    const session = JSON.parse(text) as CommerceSession;
     expect(session).toMatchObject({
       id,
       version: 1,
@@ -71,7 +72,8 @@ describe("E3 PUT /v2/commerce/sessions/{id}: happy", () => {
     expect(session.items[0]).toMatchObject({ id: itemId, attributes: { vintage: 2020 } });
     expect(session.items[1]?.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(session.createdAt).toBe(session.updatedAt);
-    expect(await (await get(id)).json()).toEqual(session);
+    // GET answers the very bytes E3 answered: the same document, keys in the same order.
+    expect(await (await get(id)).text()).toBe(text);
   });
 
   it("replaces every item (none left behind), bumps the version and keeps createdAt", async () => {

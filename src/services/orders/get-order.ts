@@ -1,24 +1,16 @@
-import { and, asc, eq } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
-import { orderItems, orders } from "../../db/schema";
+import { rawQuery } from "../../db/raw-batch";
 import { NotFoundError } from "../../lib/errors";
 import type { Order } from "../../schemas/orders";
-import { toOrder } from "./order-record";
+import { ORDER_BY_ID_SQL } from "./order-json";
 
-/** The relational read of one order with its items and channel: one SQL statement. */
-export function findOrderQuery(db: HttpDb, wineryId: string, orderId: number) {
-  return db.query.orders.findFirst({
-    where: and(eq(orders.id, orderId), eq(orders.wineryId, wineryId)),
-    with: {
-      items: { orderBy: [asc(orderItems.lineIndex)] },
-      channel: { columns: { apiChannelKey: true } },
-    },
-  });
-}
-
-/** GET /v4/orders/{id}: one round trip; another winery's order is NOT_FOUND, like a missing one. */
+/**
+ * GET /v4/orders/{id}: one round trip, one statement of fixed text: the order as Postgres builds
+ * it (ORDER_BY_ID_SQL, the document E2 and E20 answer), so drizzle neither renders a relational
+ * query nor maps its rows on every call. Another winery's order is NOT_FOUND, like a missing one.
+ */
 export async function getOrder(db: HttpDb, wineryId: string, orderId: number): Promise<Order> {
-  const row = await findOrderQuery(db, wineryId, orderId);
+  const [row] = await rawQuery(db, ORDER_BY_ID_SQL, [orderId, wineryId]);
   if (!row) throw new NotFoundError("Order", orderId);
-  return toOrder(row);
+  return row.order as Order;
 }
