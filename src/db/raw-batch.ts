@@ -1,4 +1,6 @@
 import type { NeonQueryFunction } from "@neondatabase/serverless";
+import type { SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type { HttpDb } from "./client";
 
 /** A statement of fixed text with its `$1`, `$2` ... parameters. */
@@ -35,3 +37,44 @@ export function rawQuery(
 
 const clientOf = (db: HttpDb) =>
   (db as HttpDb & { $client: NeonQueryFunction<false, false> }).$client;
+
+/**
+ * A statement drizzle builds (a `sql` template, with its nested fragments), rendered ONCE per
+ * isolate into fixed text: `build` receives one marker per named parameter and must use each only
+ * as a bound parameter (`${p.id}`, never inlined with sql.raw); the returned function puts the
+ * call's values in the markers' places. For statements that are too intricate to write twice: the
+ * text is derived from the one template, so the fixed-text path and a drizzle path on another
+ * handle cannot drift apart, and the per-call rendering (most of such a request's Worker CPU)
+ * is gone.
+ */
+export function renderedOnce<const N extends string>(
+  names: readonly N[],
+  build: (markers: Record<N, string>) => SQL,
+): (values: Record<N, unknown>) => RawStatement {
+  const markers = Object.fromEntries(names.map((name) => [name, `\u0001${name}\u0001`])) as Record<
+    N,
+    string
+  >;
+  const byMarker = new Map<unknown, N>(names.map((name) => [markers[name], name]));
+  let rendered: { sql: string; params: unknown[] } | undefined;
+  return (values) => {
+    rendered ??= render(build(markers));
+    const { sql: text, params } = rendered;
+    return [
+      text,
+      params.map((param) => {
+        const name = byMarker.get(param);
+        return name === undefined ? param : values[name];
+      }),
+    ];
+  };
+}
+
+/** Renders as the app's drizzle handles do (snake_case casing); a marker inlined is a bug. */
+function render(statement: SQL): { sql: string; params: unknown[] } {
+  const query = new PgDialect({ casing: "snake_case" }).sqlToQuery(statement);
+  if (query.sql.includes("\u0001")) {
+    throw new Error("renderedOnce: a parameter marker was inlined into the SQL text");
+  }
+  return query;
+}

@@ -1,9 +1,8 @@
 import { getTableColumns, sql, type Table } from "drizzle-orm";
 import { CasingCache } from "drizzle-orm/casing";
-import { PgDialect } from "drizzle-orm/pg-core";
 import type { HttpDb } from "../../db/client";
 import { isDatabaseUnavailable, postgresError } from "../../db/errors";
-import { type RawStatement, rawBatch } from "../../db/raw-batch";
+import { type RawStatement, rawBatch, renderedOnce } from "../../db/raw-batch";
 import { reservationPriceItems, reservations } from "../../db/schema";
 import type { Reservation } from "../../schemas/reservation-views";
 import type { ReservationInput } from "../../schemas/reservations";
@@ -208,11 +207,8 @@ ${RAISE_PROBLEMS}`;
  * 7. The read-back: reservationDocumentStatement's text, rendered once, its parameters (the
  * language, the winery, the id) put in place on each call.
  */
-const LANG = "\u0001lang";
-const WINERY = "\u0001winery";
-const ID = "\u0001id";
-const DOCUMENT = new PgDialect().sqlToQuery(
-  reservationDocumentStatement(LANG, sql`r.winery_id = ${WINERY} and r.id = ${ID}`),
+const DOCUMENT = renderedOnce(["lang", "wineryId", "id"], (p) =>
+  reservationDocumentStatement(p.lang, sql`r.winery_id = ${p.wineryId} and r.id = ${p.id}`),
 );
 
 /**
@@ -262,12 +258,7 @@ export async function importInOneRequest(
       REST_SQL,
       [wineryId, id, JSON.stringify(links), JSON.stringify(items), input.paidTotalCents ?? 0],
     ],
-    [
-      DOCUMENT.sql,
-      DOCUMENT.params.map((p) =>
-        p === LANG ? (input.languageIso ?? null) : p === WINERY ? wineryId : p === ID ? id : p,
-      ),
-    ],
+    DOCUMENT({ lang: input.languageIso ?? null, wineryId, id }),
   ];
   let results: Record<string, unknown>[][];
   try {
