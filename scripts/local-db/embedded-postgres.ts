@@ -23,6 +23,13 @@ export interface EmbeddedPostgresOptions {
   port?: number;
   host?: string;
   log?: (msg: string) => void;
+  /**
+   * Starts PostgreSQL again, on the same port and data, whenever it exits without close() (killed,
+   * crashed, stopped by hand), until close(): npm run dev's API then recovers by itself, answering
+   * 503 only while the server is away. Retries back off from 0.25 s to 5 s (after a SIGKILL the old
+   * server's backends can hold its shared memory for a moment, and a start fails until they go).
+   */
+  restartOnExit?: boolean;
 }
 
 export interface EmbeddedPostgres {
@@ -261,45 +268,81 @@ export async function startEmbeddedPostgres(
     await initCluster(bins, dataDir, user);
 
     if (opts.port) await assertPortFree(opts.port, host);
-    // A free port can be taken between the check and the bind: try another one.
-    for (let attempt = 1; ; attempt++) {
-      const port = opts.port || (await freePort(host));
+    /** Spawns the server on `port`, keeping the tail of its stderr for error messages. */
+    const launch = (port: number) => {
       const tail: string[] = [];
       const args = ["-D", dataDir, "-p", String(port), "-h", host, "-k", ""];
       // A throwaway cluster's data need not survive a crash of the machine.
       if (throwaway) args.push("-c", "fsync=off", "-c", "synchronous_commit=off");
       args.push("-c", "full_page_writes=off", "-c", "max_connections=200");
-      child = spawn(bins.postgres, args, {
+      const proc = spawn(bins.postgres, args, {
         stdio: ["ignore", "ignore", "pipe"],
         ...(user && { uid: user.uid, gid: user.gid }),
       });
-      process.on("exit", stopOnExit);
-      child.stderr?.setEncoding("utf8");
-      child.stderr?.on("data", (text: string) => {
+      proc.stderr?.setEncoding("utf8");
+      proc.stderr?.on("data", (text: string) => {
         for (const line of text.split("\n")) if (line.trim()) tail.push(line.trim());
         tail.splice(0, Math.max(0, tail.length - 20));
       });
-      const connectionString = `postgres://postgres@${host.includes(":") ? `[${host}]` : host}:${port}/postgres`;
       const lastError = () =>
         tail.filter((l) => /FATAL|PANIC|ERROR/.test(l)).at(-1) ?? tail.at(-1) ?? "";
+      return { proc, lastError };
+    };
+
+    if (opts.port) await assertPortFree(opts.port, host);
+    // A free port can be taken between the check and the bind: try another one.
+    for (let attempt = 1; ; attempt++) {
+      const port = opts.port || (await freePort(host));
+      const { proc, lastError } = launch(port);
+      child = proc;
+      process.on("exit", stopOnExit);
+      const connectionString = `postgres://postgres@${host.includes(":") ? `[${host}]` : host}:${port}/postgres`;
       try {
-        await waitReady(child, connectionString, lastError);
+        await waitReady(proc, connectionString, lastError);
       } catch (err) {
         process.off("exit", stopOnExit);
-        child.kill("SIGKILL");
+        proc.kill("SIGKILL");
         if (!opts.port && attempt < 3 && /could not bind|in use/i.test(lastError())) continue;
         throw err;
       }
       await writeFile(ownerFile, JSON.stringify({ pid: process.pid, port } satisfies Owner));
       log(`embedded-postgres: PostgreSQL on ${host}:${port}, data in ${dataDir}`);
-      const running = child;
+      let closing = false;
+
+      const restart = async (attempt: number): Promise<void> => {
+        await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** (attempt - 1), 5000)));
+        if (closing) return;
+        const next = launch(port);
+        child = next.proc;
+        try {
+          await waitReady(next.proc, connectionString, next.lastError);
+        } catch (err) {
+          next.proc.kill("SIGKILL");
+          if (closing) return;
+          log(`embedded-postgres: restart failed (${(err as Error).message}); trying again`);
+          return restart(attempt + 1);
+        }
+        if (closing) return;
+        log(`embedded-postgres: PostgreSQL is back on ${host}:${port}`);
+        watch(next.proc);
+      };
+      const watch = (running: ChildProcess) =>
+        running.once("exit", (code, signal) => {
+          if (closing) return;
+          log(`embedded-postgres: PostgreSQL exited (${code ?? signal}); restarting it`);
+          void restart(1);
+        });
+      if (opts.restartOnExit) watch(proc);
+
       return {
         connectionString,
         port,
         dataDir,
         async close() {
+          closing = true;
           process.off("exit", stopOnExit);
-          if (running.exitCode === null && running.signalCode === null) {
+          const running = child;
+          if (running && running.exitCode === null && running.signalCode === null) {
             const gone = new Promise((r) => running.once("exit", r));
             running.kill("SIGINT"); // fast shutdown
             const timer = setTimeout(() => running.kill("SIGKILL"), 10_000);

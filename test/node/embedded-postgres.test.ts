@@ -40,6 +40,42 @@ describe("startEmbeddedPostgres", () => {
     expect(existsSync(server.dataDir)).toBe(false);
   });
 
+  it("with restartOnExit, comes back by itself after being killed, and not after close", async () => {
+    const lines: string[] = [];
+    const server = await startEmbeddedPostgres({
+      restartOnExit: true,
+      log: (line) => lines.push(line),
+    });
+    try {
+      await queryOnce(
+        server.connectionString,
+        "create table kept (n int); insert into kept values (7)",
+      );
+      // A throwaway cluster commits asynchronously: a checkpoint, after the commit, writes it out.
+      await queryOnce(server.connectionString, "checkpoint");
+      const killed = postmasterPid(server.dataDir);
+      process.kill(killed, "SIGKILL");
+      await expect(queryOnce(server.connectionString, "select 1")).rejects.toThrow();
+      let rows: { n: number }[] | undefined;
+      for (const end = Date.now() + 60_000; !rows && Date.now() < end; ) {
+        rows = await queryOnce<{ n: number }>(server.connectionString, "select n from kept").catch(
+          () => {
+            return new Promise<undefined>((r) => setTimeout(() => r(undefined), 200));
+          },
+        );
+      }
+      expect(rows).toEqual([{ n: 7 }]);
+      expect(postmasterPid(server.dataDir)).not.toBe(killed);
+      expect(lines.some((l) => /exited .*restarting/.test(l))).toBe(true);
+      expect(lines.some((l) => /is back/.test(l))).toBe(true);
+    } finally {
+      await server.close();
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(lines.filter((l) => /exited .*restarting/.test(l))).toHaveLength(1);
+    await expect(queryOnce(server.connectionString, "select 1")).rejects.toThrow();
+  }, 120_000);
+
   it("refuses a database that does not exist, as Neon does", async () => {
     const server = await startEmbeddedPostgres();
     try {

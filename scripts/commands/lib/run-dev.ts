@@ -37,7 +37,13 @@ async function prepareDatabase(dbPort: number): Promise<string> {
     log(`database: DATABASE_URL (${describeUrl(connectionString)})`);
     return connectionString;
   }
-  const server = await startEmbeddedPostgres({ dataDir: POSTGRES_DIR, port: dbPort, log });
+  // Restarted whenever it exits on its own: the API answers 503 meanwhile and recovers unattended.
+  const server = await startEmbeddedPostgres({
+    dataDir: POSTGRES_DIR,
+    port: dbPort,
+    log,
+    restartOnExit: true,
+  });
   onCleanup(() => server.close());
   log(`database: embedded PostgreSQL in ${POSTGRES_DIR}, at ${server.connectionString}`);
   return server.connectionString;
