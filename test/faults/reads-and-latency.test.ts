@@ -14,6 +14,7 @@ import {
   verifyKeyBeforeFault,
 } from "../helpers/faults";
 import { externalOrder, importedOrder, importOrder } from "../helpers/orders";
+import { WRITE_CASES } from "./write-routes";
 
 /**
  * Reads with the database refused or cut (503 with Retry-After, the streamed exports before their
@@ -81,7 +82,7 @@ describe("a connection lost in the middle of a streamed export", () => {
 });
 
 describe("a slow database", () => {
-  it("answers a transactional write and the reads after it exactly as a fast one", async () => {
+  it("answers idempotent writes (a batch, a transaction) and the reads after them exactly as a fast one", async () => {
     const input = externalOrder({ date: "2026-04-11" });
     const key = `latency-${crypto.randomUUID()}`;
     await setFault({ mode: "latency", latencyMs: 300 });
@@ -97,10 +98,31 @@ describe("a slow database", () => {
     const replayed = await importOrder(tenant, input, { "Idempotency-Key": key });
     expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await replayed.json()).toEqual(created);
+    // E14 with a key is an interactive transaction (one WebSocket session), each query delayed.
+    const refund = WRITE_CASES["POST /api/v2/reservations/{reservationID}/refund"];
+    if (!refund) throw new Error("no refund case in the write table");
+    const first = await faultState();
+    await clearFault();
+    expect(first).toMatchObject({ mode: "latency", tripped: true });
+    expect(first.queries).toBeGreaterThanOrEqual(2); // E1's batch, the read
+    // Another winery: the refund's reservation brings a contact, which the export below counts.
+    const other = await createTenant();
+    const request = await refund.prepare(other);
+    await setFault({ mode: "latency", latencyMs: 300 });
+    const refunded = await api(request.path, {
+      key: other.apiKey,
+      body: request.body,
+      ...(request.headers && { headers: request.headers }),
+    });
+    expect(refunded.status).toBe(200);
+    expect(((await refunded.json()) as { refundedTotalCents: number }).refundedTotalCents).toBe(
+      1000,
+    );
     const state = await faultState();
     await clearFault();
     expect(state).toMatchObject({ mode: "latency", tripped: true });
-    expect(state.queries).toBeGreaterThanOrEqual(3);
+    // The refund's session: BEGIN, claim, refund, result, COMMIT.
+    expect(state.queries).toBeGreaterThanOrEqual(4);
     const page = (await (
       await api("/v4/orders/query", {
         key: tenant.apiKey,

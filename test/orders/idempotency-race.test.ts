@@ -21,12 +21,29 @@ async function untilSomeoneWaitsOnALock() {
 }
 
 describe("E1 idempotency: the race between a claim and its commit", () => {
-  it("answers 409 IDEMPOTENCY_KEY_IN_USE, never 422, to a request that finds the key claimed but not yet finished", async () => {
+  it("answers 409 IDEMPOTENCY_KEY_IN_USE while another request holds the key", async () => {
+    const tenant = await createTenant();
+    const key = `race-${crypto.randomUUID()}`;
+    // Another request in flight: it holds the key's advisory lock (as a claim does) until it ends.
+    const { answer } = await createDatabase(env, () => {}).transaction(async (tx) => {
+      await tx.execute(
+        sql`select pg_advisory_xact_lock(hashtextextended(${`${tenant.wineryId}:${ORDER_IMPORT_ROUTE}:${key}`}, 0))`,
+      );
+      return { answer: await importOrder(tenant, externalOrder(), { "Idempotency-Key": key }) };
+    });
+    const problem = await expectProblem(answer, 409, "IDEMPOTENCY_KEY_IN_USE");
+    expect(answer.headers.get("Retry-After")).toBeTruthy();
+    expect(problem.detail).toMatch(/in flight/);
+  });
+
+  it("answers on what the holder committed, once it has: 422 for another payload", async () => {
     const tenant = await createTenant();
     const key = `race-${crypto.randomUUID()}`;
     // Another request's claim, held open: its row is written but not committed. The request under
-    // test takes its snapshot, gets the advisory lock, then blocks on the claim row; when the holder
-    // commits, the row exists but is invisible to the request's snapshot.
+    // test blocks on the claim row; when the holder commits, the key is finished with another
+    // payload, and that is what the request answers (its one-request batch could not claim the
+    // key, so the transaction path reads the committed record). It is never a 200 that writes a
+    // second order under the key.
     // The pending answer is wrapped so the transaction does not wait for it before committing.
     const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
       await tx.execute(sql`
@@ -38,8 +55,10 @@ describe("E1 idempotency: the race between a claim and its commit", () => {
       return { pending };
     });
     const answer = await pending;
-    const problem = await expectProblem(answer, 409, "IDEMPOTENCY_KEY_IN_USE");
-    expect(answer.headers.get("Retry-After")).toBeTruthy();
-    expect(problem.detail).toMatch(/in flight/);
+    await expectProblem(answer, 422, "IDEMPOTENCY_KEY_REUSED");
+    const { rows } = await testDb().execute<{ n: string }>(
+      sql`select count(*)::text as n from orders where winery_id = ${tenant.wineryId}`,
+    );
+    expect(rows[0]?.n).toBe("0");
   });
 });

@@ -1,5 +1,7 @@
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Database, HttpDb, TxDb } from "../../db/client";
+import { isDatabaseUnavailable, postgresError } from "../../db/errors";
 import { idempotencyKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from "../../lib/errors";
@@ -98,6 +100,29 @@ function logCacheFailure(operation: "get" | "put", error: unknown): void {
 }
 
 /**
+ * The claim, as two CTEs (`lock`: whether this transaction took the key's advisory lock, tried and
+ * never waited on; `claim`: one row when the key is now this transaction's, inserted or taken over
+ * from an expired record), shared by claimIdempotencyKey and the one-request path's guard.
+ */
+function lockAndClaim(scope: IdempotencyScope, hash: string): SQL {
+  const { wineryId, route, key } = scope;
+  const lockKey = `${wineryId}:${route}:${key}`;
+  return sql`lock as materialized (
+      select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked
+    ),
+    claim as (
+      insert into idempotency_keys (winery_id, route, key, request_hash, expires_at)
+      select ${wineryId}, ${route}, ${key}, ${hash}, now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})
+      from lock where lock.locked
+      on conflict (winery_id, route, key) do update
+        set request_hash = excluded.request_hash, response_body = null,
+            created_at = now(), expires_at = excluded.expires_at
+        where idempotency_keys.expires_at < now()
+      returning 1
+    )`;
+}
+
+/**
  * Claims the key inside the caller's transaction. A concurrent holder of the same key makes this
  * fail at once with IDEMPOTENCY_KEY_IN_USE (a transaction-scoped advisory lock, tried, never
  * waited on); an earlier finished request with the same payload is returned for replay (its result
@@ -114,7 +139,6 @@ export async function claimIdempotencyKey(
   hash: string,
 ): Promise<string | undefined> {
   const { wineryId, route, key } = scope;
-  const lockKey = `${wineryId}:${route}:${key}`;
   // One statement (one round trip): try the lock; if held, claim the key (taking over an expired
   // record); and read the record as it stood before this statement, for the replay.
   const result = await tx.execute<{
@@ -123,17 +147,7 @@ export async function claimIdempotencyKey(
     request_hash: string | null;
     response_body: string | null;
   }>(sql`
-    with lock as (select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked),
-    claim as (
-      insert into idempotency_keys (winery_id, route, key, request_hash, expires_at)
-      select ${wineryId}, ${route}, ${key}, ${hash}, now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})
-      from lock where lock.locked
-      on conflict (winery_id, route, key) do update
-        set request_hash = excluded.request_hash, response_body = null,
-            created_at = now(), expires_at = excluded.expires_at
-        where idempotency_keys.expires_at < now()
-      returning 1
-    )
+    with ${lockAndClaim(scope, hash)}
     select lock.locked, exists (select 1 from claim) as claimed,
       existing.request_hash, existing.response_body
     from lock
@@ -204,10 +218,23 @@ export async function runIdempotently<T>(
   execute: (tx: TxDb) => Promise<T>,
 ): Promise<IdempotentResult<T>> {
   const hash = await requestHash(options.payload);
-  const replay = (body: string) => ({ value: JSON.parse(body) as T, replayed: true });
   const cached = await replayFromCache(options.cache, scope, hash);
   if (cached !== undefined) return replay(cached);
+  return runInTransaction(db, scope, hash, options, execute);
+}
 
+const replay = <T>(body: string): IdempotentResult<T> => ({
+  value: JSON.parse(body) as T,
+  replayed: true,
+});
+
+async function runInTransaction<T>(
+  db: Database,
+  scope: IdempotencyScope,
+  hash: string,
+  options: IdempotencyOptions,
+  execute: (tx: TxDb) => Promise<T>,
+): Promise<IdempotentResult<T>> {
   const outcome = await db.transaction(async (tx) => {
     const previous = await claimIdempotencyKey(tx, scope, hash);
     if (previous !== undefined) return { body: previous, replayed: true };
@@ -217,6 +244,91 @@ export async function runIdempotently<T>(
   });
   options.waitUntil(cacheResponse(options.cache, scope, hash, outcome.body));
   return outcome.replayed
-    ? replay(outcome.body)
+    ? replay<T>(outcome.body)
     : { value: JSON.parse(outcome.body) as T, replayed: false };
+}
+
+/** What runIdempotentlyInOneRequest writes: statements that need no result of each other. */
+export interface OneRequestWrite {
+  /** The operation's statements, built on the HTTP handle, in order. */
+  statements: (db: HttpDb) => readonly BatchItem<"pg">[];
+  /**
+   * A query of one row and one json column: the operation's answer as it is once the statements
+   * have run (they are visible to it: same transaction). It is stored as the key's result text.
+   */
+  answer: SQL;
+}
+
+/**
+ * runIdempotently in ONE Neon HTTP batch (one round trip, one transaction) instead of a WebSocket
+ * session, for operations whose statements need no result of each other and whose answer
+ * Postgres can build: [claim the key or fail, the operation's statements, store the answer as the
+ * key's result and return it]. Claim, write and stored result commit together, or nothing does, as
+ * in the transaction. A key that cannot be claimed (in flight, finished earlier, reused with
+ * another payload) fails the first statement; that and any other refusal of Postgres (a unique
+ * key, a foreign key) makes the batch write nothing, and runIdempotently's transaction then
+ * answers as it always has (replay, 409, 422, or the operation's own error), so the batch never
+ * needs to tell those apart. A database that cannot be reached is not retried: the batch may have
+ * committed, and the client's retry with the same key is what finds out.
+ */
+export async function runIdempotentlyInOneRequest<T>(
+  db: Database,
+  scope: IdempotencyScope,
+  options: IdempotencyOptions,
+  write: OneRequestWrite,
+  execute: (tx: TxDb) => Promise<T>,
+): Promise<IdempotentResult<T>> {
+  const hash = await requestHash(options.payload);
+  const cached = await replayFromCache(options.cache, scope, hash);
+  if (cached !== undefined) return replay(cached);
+
+  const http = db.http;
+  let results: readonly unknown[];
+  try {
+    const statements = [
+      http.execute(claimOrFail(scope, hash)),
+      ...write.statements(http),
+      http.execute(storeAnswer(scope, write.answer)),
+    ] as unknown as Parameters<HttpDb["batch"]>[0];
+    results = await http.batch(statements);
+  } catch (error) {
+    if (postgresError(error) && !isDatabaseUnavailable(error)) {
+      return runInTransaction(db, scope, hash, options, execute);
+    }
+    throw error;
+  }
+  const last = results.at(-1) as { rows: { body: unknown }[] } | { body: unknown }[];
+  const body = (Array.isArray(last) ? last : last.rows)[0]?.body;
+  if (typeof body !== "string") throw new Error("idempotent batch stored no answer");
+  options.waitUntil(cacheResponse(options.cache, scope, hash, body));
+  return { value: JSON.parse(body) as T, replayed: false };
+}
+
+/**
+ * Fails the statement unless this transaction now holds the key: the error (a cast of the
+ * problem's text to int, evaluated per row at run time from a materialized CTE, so the planner
+ * cannot fold it) aborts the batch's transaction.
+ */
+function claimOrFail(scope: IdempotencyScope, hash: string): SQL {
+  return sql`
+    with ${lockAndClaim(scope, hash)},
+    problems as materialized (
+      select 'key not claimed' as problem where not exists (select 1 from claim)
+    )
+    select cast('Idempotency batch: ' || problem as int) from problems`;
+}
+
+/** Stores the answer's json text as the key's result and returns it; no answer fails the batch. */
+function storeAnswer(scope: IdempotencyScope, answer: SQL): SQL {
+  const { wineryId, route, key } = scope;
+  return sql`
+    with doc as materialized (select (${answer})::text as body),
+    problems as materialized (select 'no answer' as problem from doc where body is null),
+    stored as (
+      update idempotency_keys set response_body = (select body from doc)
+      where winery_id = ${wineryId} and route = ${route} and key = ${key}
+      returning response_body
+    )
+    select (select response_body from stored) as body,
+      (select cast('Idempotency batch: ' || problem as int) from problems) as failed`;
 }

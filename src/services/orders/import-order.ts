@@ -9,9 +9,10 @@ import type { ExternalOrder, Order } from "../../schemas/orders";
 import {
   type IdempotencyOptions,
   type IdempotentResult,
-  runIdempotently,
+  runIdempotentlyInOneRequest,
 } from "../idempotency/idempotency";
 import { orderReceiptStatement } from "../receipts/issue-order-receipt";
+import { orderDocumentWhere } from "./order-json";
 import { itemValues, orderValues, toOrder } from "./order-record";
 
 export const ORDER_IMPORT_ROUTE = "POST /v4/order-import";
@@ -72,6 +73,24 @@ function orderImportStatements<D extends AnyDb>(
   };
 }
 
+/** orderImportStatements in the order they run: the order, its items (if any), its receipt. */
+function importStatementList<D extends AnyDb>(
+  db: D,
+  wineryId: string,
+  apiChannelKey: string,
+  input: ExternalOrder,
+) {
+  const { insertOrder, insertItems, issueReceipt } = orderImportStatements(
+    db,
+    wineryId,
+    apiChannelKey,
+    input,
+  );
+  return insertItems
+    ? ([insertOrder, insertItems, issueReceipt] as const)
+    : ([insertOrder, issueReceipt] as const);
+}
+
 type OrderRow = typeof orders.$inferSelect;
 type ItemRow = typeof orderItems.$inferSelect;
 
@@ -86,15 +105,9 @@ export async function writeOrder(
   apiChannelKey: string,
   input: ExternalOrder,
 ): Promise<Order> {
-  const [orderRows, ...rest] = await runAtomically(db, (handle) => {
-    const { insertOrder, insertItems, issueReceipt } = orderImportStatements(
-      handle,
-      wineryId,
-      apiChannelKey,
-      input,
-    );
-    return insertItems ? [insertOrder, insertItems, issueReceipt] : [insertOrder, issueReceipt];
-  });
+  const [orderRows, ...rest] = await runAtomically(db, (handle) =>
+    importStatementList(handle, wineryId, apiChannelKey, input),
+  );
   const [order] = orderRows as OrderRow[];
   if (!order) throw new Error("order insert returned no row");
   const items = rest.length === 2 ? (rest[0] as ItemRow[]) : [];
@@ -146,8 +159,19 @@ export async function importOrder(
       return { value: await writeOrder(db.http, wineryId, apiChannelKey, order), replayed: false };
     }
     const scope = { wineryId, route: ORDER_IMPORT_ROUTE, key: options.idempotency.key };
-    return await runIdempotently(db, scope, options.idempotency, (tx) =>
-      writeOrder(tx, wineryId, apiChannelKey, order),
+    return await runIdempotentlyInOneRequest(
+      db,
+      scope,
+      options.idempotency,
+      {
+        statements: (http) => importStatementList(http, wineryId, apiChannelKey, order),
+        // The order just written, found by its key, as GET, E2 and E20 answer it (the same bytes
+        // as writeOrder's answer on the other paths).
+        answer: orderDocumentWhere(sql`o.winery_id = ${wineryId}
+          and o.channel_id = ${channelIdOf(wineryId, apiChannelKey)}
+          and o.external_id = ${order.id}`),
+      },
+      (tx) => writeOrder(tx, wineryId, apiChannelKey, order),
     );
   } catch (error) {
     return explainWriteError(error, db.http, wineryId, input);

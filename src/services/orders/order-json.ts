@@ -96,6 +96,13 @@ export function ordersPageJsonStatement({ where, limit, offset }: OrdersPageQuer
     from counted`;
 }
 
+/** The Order document (one json value) of the order `o` that `where` picks. */
+export function orderDocumentWhere(where: SQL): SQL {
+  return sql`select ${sql.raw(ORDER_DOCUMENT)}
+    from orders o left join sales_channels ch on ch.id = o.channel_id
+    where ${where}`;
+}
+
 /**
  * The order `$1` of the winery `$2` as one json value, `order` (ORDER_DOCUMENT; no row when there
  * is none): the read-back of the writes answering one Order. The driver parses the json into the
