@@ -276,13 +276,27 @@ describe("E19 POST /v2/shopplugin/orders: happy", () => {
     await expectProblem(await postDocument(wooOrder(), { headers }), 422, "IDEMPOTENCY_KEY_REUSED");
   });
 
-  it("costs one KV read and one transaction with an Idempotency-Key", async () => {
+  it("decides from Postgres when KV has no copy: a replay, or 422 for another order, unwritten", async () => {
+    const headers = { "Idempotency-Key": crypto.randomUUID() };
+    const document = wooOrder();
+    const id = await createdId(await postDocument(document, { headers }));
+    for (const { name } of (await env.IDEMPOTENCY.list()).keys) await env.IDEMPOTENCY.delete(name);
+    const again = await postDocument(document, { headers });
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await createdId(again)).toBe(id);
+    const another = wooOrder();
+    for (const { name } of (await env.IDEMPOTENCY.list()).keys) await env.IDEMPOTENCY.delete(name);
+    await expectProblem(await postDocument(another, { headers }), 422, "IDEMPOTENCY_KEY_REUSED");
+    expect(await storedCounts(tenant.wineryId, String(another.id))).toMatchObject({ orders: 0 });
+  });
+
+  it("costs one KV read and one database round trip with an Idempotency-Key: no session", async () => {
     await createdId(await postDocument(wooOrder()));
     const headers = { "Idempotency-Key": crypto.randomUUID() };
     const kvReads = vi.spyOn(env.IDEMPOTENCY, "get");
     const { result, trips } = await countRoundTrips(() => postDocument(wooOrder(), { headers }));
     await createdId(result);
-    expect(trips).toEqual({ httpRequests: 0, wsSessions: 1 });
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
     expect(kvReads).toHaveBeenCalledTimes(1);
     kvReads.mockRestore();
   });

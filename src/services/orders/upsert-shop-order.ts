@@ -9,7 +9,7 @@ import type { ExternalOrder } from "../../schemas/orders";
 import {
   type IdempotencyOptions,
   type IdempotentResult,
-  runIdempotently,
+  runIdempotentlyInOneRequest,
 } from "../idempotency/idempotency";
 import { itemValues, orderValues } from "./order-record";
 
@@ -68,6 +68,14 @@ function upsertStatements<D extends AnyDb>(db: D, owner: ShopOrderOwner, input: 
   return { upsert, removeItems, insertItems };
 }
 
+/** upsertStatements in the order they run: the order, the old items removed, the new ones. */
+function upsertStatementList<D extends AnyDb>(db: D, owner: ShopOrderOwner, input: ExternalOrder) {
+  const { upsert, removeItems, insertItems } = upsertStatements(db, owner, input);
+  return insertItems
+    ? ([upsert, removeItems, insertItems] as const)
+    : ([upsert, removeItems] as const);
+}
+
 /**
  * Upserts the order atomically: one HTTP batch (one transaction) on the Neon HTTP driver, or the
  * same statements inside the caller's transaction (the Idempotency-Key path). The items find their
@@ -76,10 +84,7 @@ function upsertStatements<D extends AnyDb>(db: D, owner: ShopOrderOwner, input: 
  * row until its transaction ends, so the delete-and-insert of items runs one request at a time.
  */
 export async function writeShopOrder(db: AnyDb, owner: ShopOrderOwner, input: ExternalOrder) {
-  const [upserted] = await runAtomically(db, (handle) => {
-    const { upsert, removeItems, insertItems } = upsertStatements(handle, owner, input);
-    return insertItems ? [upsert, removeItems, insertItems] : [upsert, removeItems];
-  });
+  const [upserted] = await runAtomically(db, (handle) => upsertStatementList(handle, owner, input));
   const row = (upserted as { id: number }[])[0];
   if (!row) throw new Error("shop order upsert returned no row");
   return row.id;
@@ -96,7 +101,8 @@ export interface ShopOrderInput {
 /**
  * E19: the order's id, as a string. Without an Idempotency-Key, one atomic batch; with one, the
  * shared idempotency rules (replay, 409 in flight, 422 on another document) at one KV read plus
- * one transaction.
+ * one batch that also claims the key (runIdempotentlyInOneRequest; its transaction path answers
+ * whatever the batch refuses).
  */
 export async function receiveShopOrder(
   db: Database,
@@ -109,7 +115,17 @@ export async function receiveShopOrder(
     return { value: String(await writeShopOrder(db.http, owner, input.order)), replayed: false };
   }
   const scope = { wineryId, route: SHOP_ORDER_ROUTE, key: options.idempotency.key };
-  return runIdempotently(db, scope, options.idempotency, async (tx) =>
-    String(await writeShopOrder(tx, owner, input.order)),
+  return runIdempotentlyInOneRequest(
+    db,
+    scope,
+    options.idempotency,
+    {
+      statements: (http) => upsertStatementList(http, owner, input.order),
+      // The upserted order's id as a JSON string, the answer writeShopOrder's caller makes.
+      answer: sql`select to_json(${orders.id}::text) from ${orders}
+        where ${orders.wineryId} = ${wineryId} and ${orders.pluginTag} = ${input.tagName}
+          and ${orders.externalId} = ${input.order.id}`,
+    },
+    async (tx) => String(await writeShopOrder(tx, owner, input.order)),
   );
 }
