@@ -4,6 +4,7 @@ import { CONNECT_TIMEOUT_MS } from "../../src/db/client";
 import type { Order } from "../../src/schemas/orders";
 import { EXPORT_BATCH_SIZE } from "../../src/services/contacts/export-contacts";
 import { api } from "../helpers/api";
+import { saveExperience } from "../helpers/experiences";
 import { createTenant, insertContacts, type TestTenant } from "../helpers/factories";
 import {
   clearFault,
@@ -14,7 +15,6 @@ import {
   verifyKeyBeforeFault,
 } from "../helpers/faults";
 import { externalOrder, importedOrder, importOrder } from "../helpers/orders";
-import { WRITE_CASES } from "./write-routes";
 
 /**
  * Reads with the database refused or cut (503 with Retry-After, the streamed exports before their
@@ -98,31 +98,27 @@ describe("a slow database", () => {
     const replayed = await importOrder(tenant, input, { "Idempotency-Key": key });
     expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await replayed.json()).toEqual(created);
-    // E14 with a key is an interactive transaction (one WebSocket session), each query delayed.
-    const refund = WRITE_CASES["POST /api/v2/reservations/{reservationID}/refund"];
-    if (!refund) throw new Error("no refund case in the write table");
     const first = await faultState();
     await clearFault();
     expect(first).toMatchObject({ mode: "latency", tripped: true });
     expect(first.queries).toBeGreaterThanOrEqual(2); // E1's batch, the read
-    // Another winery: the refund's reservation brings a contact, which the export below counts.
-    const other = await createTenant();
-    const request = await refund.prepare(other);
+    // An experience saved with slotsRequests is an interactive transaction (one WebSocket
+    // session), each of its queries delayed.
+    const experienceId = crypto.randomUUID();
     await setFault({ mode: "latency", latencyMs: 300 });
-    const refunded = await api(request.path, {
-      key: other.apiKey,
-      body: request.body,
-      ...(request.headers && { headers: request.headers }),
+    const saved = await saveExperience(tenant, experienceId, {
+      active: true,
+      maxParties: 10,
+      titleTranslations: { en: "Tasting" },
+      slotsRequests: [{ day: "2027-03-13", time: "10:00" }],
     });
-    expect(refunded.status).toBe(200);
-    expect(((await refunded.json()) as { refundedTotalCents: number }).refundedTotalCents).toBe(
-      1000,
-    );
     const state = await faultState();
     await clearFault();
+    expect(saved.status).toBe(200);
     expect(state).toMatchObject({ mode: "latency", tripped: true });
-    // The refund's session: BEGIN, claim, refund, result, COMMIT.
-    expect(state.queries).toBeGreaterThanOrEqual(4);
+    expect(state.queries).toBeGreaterThanOrEqual(4); // BEGIN, its reads and writes, COMMIT
+    const stored = await api(`/v2/experiences/${experienceId}`, { key: tenant.apiKey });
+    expect(await stored.text()).toBe(await saved.text());
     const page = (await (
       await api("/v4/orders/query", {
         key: tenant.apiKey,

@@ -96,16 +96,40 @@ describe("E14 POST /v2/reservations/{reservationID}/refund: happy", () => {
     expect(await stateOf(tenant.wineryId, id)).toBe("CONFIRMED");
   });
 
-  it("costs one round trip without a key; one transaction with one", async () => {
+  it("costs one round trip with or without a key, and answers the same view either way", async () => {
     const id = await paidReservation(5000);
     const plain = await countRoundTrips(() => refund(tenant, id, 1));
     expect(plain.result.status).toBe(200);
     expect(plain.trips).toEqual({ httpRequests: 1, wsSessions: 0 });
     const keyed = await countRoundTrips(() =>
-      refund(tenant, id, 1, { "Idempotency-Key": crypto.randomUUID() }),
+      refund(tenant, id, 2, { "Idempotency-Key": crypto.randomUUID() }),
     );
     expect(keyed.result.status).toBe(200);
-    expect(keyed.trips).toEqual({ httpRequests: 0, wsSessions: 1 });
+    expect(keyed.trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+    // Only what the second refund changed differs: the refunded total and the refund's time.
+    type View = { refundedTotalCents: number; refundedAt: string };
+    const first = (await plain.result.json()) as View;
+    const second = (await keyed.result.json()) as View;
+    expect(second.refundedTotalCents).toBe(3);
+    expect(Date.parse(second.refundedAt)).toBeGreaterThanOrEqual(Date.parse(first.refundedAt));
+    expect(JSON.stringify({ ...second, refundedTotalCents: 1, refundedAt: first.refundedAt })).toBe(
+      JSON.stringify(first),
+    );
+  });
+
+  it("with a key, a refused refund leaves the key free and the transaction path answers", async () => {
+    const id = await paidReservation(5000);
+    const headers = { "Idempotency-Key": `refund-${crypto.randomUUID()}` };
+    await expectProblem(await refund(tenant, id, 6000, headers), 400, "NOT_REFUNDABLE");
+    await expectProblem(
+      await refund(tenant, crypto.randomUUID(), 10, { "Idempotency-Key": crypto.randomUUID() }),
+      404,
+      "NOT_FOUND",
+    );
+    expect(await ledgerSum(tenant.wineryId, id)).toBe(0);
+    const retried = await refund(tenant, id, 6000 - 1000, headers);
+    expect(retried.status).toBe(200);
+    expect(await ledgerSum(tenant.wineryId, id)).toBe(5000);
   });
 });
 

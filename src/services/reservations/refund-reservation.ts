@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import type { AnyDb } from "../../db/types";
 import { AppError, NotFoundError } from "../../lib/errors";
@@ -6,7 +6,7 @@ import type { VwReservation } from "../../schemas/reservation-views";
 import {
   type IdempotencyOptions,
   type IdempotentResult,
-  runIdempotently,
+  runIdempotentlyInOneRequest,
 } from "../idempotency/idempotency";
 import { vwReservation } from "./reservation-json";
 
@@ -26,21 +26,9 @@ interface RefundOutcome {
   doc: string | null;
 }
 
-/**
- * The check and the write are one statement: the in-house payment's refunded_cents moves only
- * while refunded_cents + amount <= amount_cents, evaluated by the UPDATE on the row it locks (a
- * concurrent refund waits and re-checks on the committed value), and the ledger row is inserted
- * from that UPDATE's result. So refunds can never exceed what was paid, and the counter always
- * equals the ledger's sum. The same statement reads the answer: the view's refundedTotalCents and
- * refundedAt come from this statement's own writes, which its snapshot does not yet show.
- */
-export async function writeRefund(
-  db: AnyDb,
-  wineryId: string,
-  id: string,
-  amountCents: number,
-): Promise<VwReservation> {
-  const result = await db.execute(sql`
+/** writeRefund's statement (see there). */
+function refundStatement(wineryId: string, id: string, amountCents: number): SQL {
+  return sql`
     with pay as (
       update reservation_payments p set refunded_cents = p.refunded_cents + ${amountCents}::bigint
       where p.winery_id = ${wineryId} and p.reservation_id = ${id} and p.in_house
@@ -64,7 +52,44 @@ export async function writeRefund(
       })})::text end as doc
     from (select 1) one
     left join reservations r on r.winery_id = ${wineryId} and r.id = ${id}
-    left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id`);
+    left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id`;
+}
+
+/**
+ * The answer of a refund this transaction made, read after refundStatement within the same
+ * transaction: the view with refundedTotalCents from the payment and refundedAt from the ledger
+ * row this transaction inserted (xmin is its id); no row of this transaction (nothing refunded)
+ * is a null answer.
+ */
+function refundAnswer(wineryId: string, id: string): SQL {
+  const ours = sql`from reservation_refunds f
+    where f.winery_id = ${wineryId} and f.reservation_id = ${id} and f.xmin = pg_current_xact_id()::xid`;
+  return sql`select case when exists (select 1 ${ours}) then (${vwReservation({
+    refundedTotalCents: sql`(select p.refunded_cents from reservation_payments p
+      where p.winery_id = r.winery_id and p.reservation_id = r.id and p.in_house)`,
+    refundedAt: sql`(select to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ${ours}
+      order by f.id desc limit 1)`,
+  })}) end
+    from reservations r
+    left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id
+    where r.winery_id = ${wineryId} and r.id = ${id}`;
+}
+
+/**
+ * The check and the write are one statement: the in-house payment's refunded_cents moves only
+ * while refunded_cents + amount <= amount_cents, evaluated by the UPDATE on the row it locks (a
+ * concurrent refund waits and re-checks on the committed value), and the ledger row is inserted
+ * from that UPDATE's result. So refunds can never exceed what was paid, and the counter always
+ * equals the ledger's sum. The same statement reads the answer: the view's refundedTotalCents and
+ * refundedAt come from this statement's own writes, which its snapshot does not yet show.
+ */
+export async function writeRefund(
+  db: AnyDb,
+  wineryId: string,
+  id: string,
+  amountCents: number,
+): Promise<VwReservation> {
+  const result = await db.execute(refundStatement(wineryId, id, amountCents));
   const row = (result as unknown as { rows: RefundOutcome[] }).rows[0];
   if (!row?.found) throw new NotFoundError("Reservation", id);
   if (!row.refunded || row.doc === null) {
@@ -83,7 +108,8 @@ export async function writeRefund(
 /**
  * E14: refunds `amountCents` of the reservation's in-house payment; its state never changes.
  * Without an Idempotency-Key one statement (one round trip); with one, the shared idempotency
- * rules (replay, 409 in flight, 422 on another payload) at one KV read plus one transaction.
+ * rules (replay, 409 in flight, 422 on another payload) at one KV read plus one batch that also
+ * claims the key (runIdempotentlyInOneRequest; its transaction path answers what the batch refuses).
  */
 export async function refundReservation(
   db: Database,
@@ -100,7 +126,16 @@ export async function refundReservation(
     };
   }
   const scope = { wineryId, route: REFUND_ROUTE, key: options.idempotency.key };
-  return runIdempotently(db, scope, options.idempotency, (tx) =>
-    writeRefund(tx, wineryId, reservationId, amountCents),
+  return runIdempotentlyInOneRequest(
+    db,
+    scope,
+    options.idempotency,
+    {
+      statements: (http) => [http.execute(refundStatement(wineryId, reservationId, amountCents))],
+      // Null when nothing was refunded (no such reservation, or not refundable): the batch then
+      // writes nothing and the transaction path answers the 404 or NOT_REFUNDABLE.
+      answer: refundAnswer(wineryId, reservationId),
+    },
+    (tx) => writeRefund(tx, wineryId, reservationId, amountCents),
   );
 }
