@@ -56,6 +56,12 @@ const json = (method: string, path: string, apiKey: string, body?: unknown): Loa
   ...(body !== undefined && { body: JSON.stringify(body) }),
 });
 
+/** The request with an Idempotency-Key of its own: every one is a first attempt, never a replay. */
+const withKey = (request: LoadRequest, key: string): LoadRequest => ({
+  ...request,
+  headers: { ...request.headers, "Idempotency-Key": key },
+});
+
 const RANGE = {
   dateFrom: `${MEASURED_RANGE.from}T00:00:00Z`,
   dateTo: `${MEASURED_RANGE.to}T23:59:59Z`,
@@ -320,6 +326,23 @@ export const ROUTES: BenchRoute[] = [
       ),
   },
   {
+    id: "E1 (key)",
+    method: "POST",
+    path: "/api/v4/order-import/{apiChannelKey}",
+    kind: "write",
+    // The retry-safe import: claim, write and stored answer in one transaction.
+    request: (f, seq) =>
+      withKey(
+        json(
+          "POST",
+          `/api/v4/order-import/${f.demo.apiChannelKey}`,
+          f.demo.apiKey,
+          legacyOrder(`BENCH-KEY-${f.tag}-${seq}`),
+        ),
+        `bench-e1-${f.tag}-${seq}`,
+      ),
+  },
+  {
     id: "E2",
     method: "PUT",
     path: "/api/v4/orders/{id}",
@@ -477,6 +500,22 @@ export const ROUTES: BenchRoute[] = [
         `/api/v2/reservations/${f.demo.reservations.refundReservationId}/refund`,
         f.demo.apiKey,
         { amountCents: 1 },
+      ),
+  },
+  {
+    id: "E14 (key)",
+    method: "POST",
+    path: "/api/v2/reservations/{reservationID}/refund",
+    kind: "write",
+    request: (f, seq) =>
+      withKey(
+        json(
+          "POST",
+          `/api/v2/reservations/${f.demo.reservations.refundReservationId}/refund`,
+          f.demo.apiKey,
+          { amountCents: 1 },
+        ),
+        `bench-e14-${f.tag}-${seq}`,
       ),
   },
   {
