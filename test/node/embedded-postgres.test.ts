@@ -67,6 +67,12 @@ describe("startEmbeddedPostgres", () => {
       expect(rows).toEqual([{ n: 7 }]);
       expect(postmasterPid(server.dataDir)).not.toBe(killed);
       expect(lines.some((l) => /exited .*restarting/.test(l))).toBe(true);
+      // The supervisor logs "is back" once its own readiness probe answers, which can be a poll
+      // after the query above already did.
+      for (const end = Date.now() + 10_000; Date.now() < end; ) {
+        if (lines.some((l) => /is back/.test(l))) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       expect(lines.some((l) => /is back/.test(l))).toBe(true);
     } finally {
       await server.close();
