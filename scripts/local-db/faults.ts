@@ -86,6 +86,19 @@ export function onQueries(faults: Faults, count: number): "pass" | "delay" | "cu
   return "pass";
 }
 
+/**
+ * What happens to a liveness probe of the Worker: the fault in force acts on it as on a query
+ * (a stalled database does not answer it either), but it is not counted, so `afterQueries` and
+ * the counts tests read stay the route's own.
+ */
+export function onProbe(faults: Faults): "pass" | "delay" | "cut" | "stall" {
+  const due = faults.queries > faults.afterQueries;
+  if (faults.mode === "stall" && due) return "stall";
+  if (faults.mode === "drop" && due) return "cut";
+  if (faults.mode === "latency" && faults.latencyMs > 0) return "delay";
+  return "pass";
+}
+
 /** Whether a new connection (HTTP request, WebSocket upgrade) is refused. */
 export function refusesConnections(faults: Faults): boolean {
   if (faults.mode !== "refuse") return false;

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { type Faults, onQueries, refusesConnections, setFaults } from "./faults";
+import { type Faults, onProbe, onQueries, refusesConnections, setFaults } from "./faults";
 import type { Stats } from "./stats";
 
 export interface NeonHttpServerOptions {
@@ -217,25 +217,36 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
   }
 
   const isKeyLookup = (text: string) => /^\s*select\b[\s\S]*\bfrom "api_keys"/i.test(text);
+  /** The Worker's liveness probe: LIVENESS_PROBE_SQL in src/db/client.ts. */
+  const isLivenessProbe = (body: unknown) =>
+    typeof body === "object" &&
+    body !== null &&
+    (body as { query?: unknown }).query === "select 1 /* liveness */";
 
   async function handleSql(
     req: IncomingMessage,
   ): Promise<[number, unknown] | typeof CUT | typeof STALL> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    // The whole request has arrived: a dropped connection loses it before it reaches Postgres.
-    if (opts.faults) {
-      const action = onQueries(opts.faults, 1);
-      if (action === "cut") return CUT;
-      if (action === "stall") return STALL;
-      if (action === "delay") await sleep(opts.faults.latencyMs);
-    }
     let body: unknown;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString("utf8")); // arrives as text/plain
     } catch {
-      throw new BadRequest("request body is not valid JSON");
+      body = undefined;
     }
+    const probe = isLivenessProbe(body);
+    if (probe) {
+      stats.httpRequests--; // counted on arrival; see Stats.livenessProbes
+      stats.livenessProbes++;
+    }
+    // The whole request has arrived: a dropped connection loses it before it reaches Postgres.
+    if (opts.faults) {
+      const action = probe ? onProbe(opts.faults) : onQueries(opts.faults, 1);
+      if (action === "cut") return CUT;
+      if (action === "stall") return STALL;
+      if (action === "delay") await sleep(opts.faults.latencyMs);
+    }
+    if (body === undefined) throw new BadRequest("request body is not valid JSON");
     const connectionString = req.headers["neon-connection-string"];
     if (typeof connectionString !== "string")
       throw new BadRequest("missing Neon-Connection-String header");
@@ -280,6 +291,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       stats.httpRequests = 0;
       stats.wsSessions = 0;
       stats.keyLookups = 0;
+      stats.livenessProbes = 0;
       [status, payload] = [200, { ...stats }];
     } else if (
       path === "/__faults" &&

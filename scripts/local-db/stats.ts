@@ -10,8 +10,14 @@ export interface Stats {
    * on the clock, not on the route. Round-trip budgets are per route, after authentication.
    */
   keyLookups: number;
+  /**
+   * The Worker's liveness probes (LIVENESS_PROBE_SQL in src/db/client.ts), also apart from
+   * httpRequests: one is sent only while a query has waited over LIVENESS_CHECK_AFTER_MS, which
+   * depends on the machine's load, not on the route.
+   */
+  livenessProbes: number;
 }
 
 export function createStats(): Stats {
-  return { httpRequests: 0, wsSessions: 0, keyLookups: 0 };
+  return { httpRequests: 0, wsSessions: 0, keyLookups: 0, livenessProbes: 0 };
 }

@@ -8,7 +8,7 @@ import {
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from "drizzle-orm/neon-http";
 import { NeonDatabase, NeonDriver } from "drizzle-orm/neon-serverless";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { DatabaseTimeoutError } from "./errors";
+import { DatabaseTimeoutError, DatabaseUnresponsiveError } from "./errors";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -40,24 +40,22 @@ export interface Database {
 export const CONNECT_TIMEOUT_MS = 2_000;
 
 /**
- * How long one query may go unanswered before the request gives up with 503 SERVICE_UNAVAILABLE:
- * each SQL-over-HTTP request (a query or a `batch`, its answer's body included) and each query of
- * a transaction's WebSocket session. A database that accepts connections but never answers costs
- * a caller this once (the first unanswered query ends the request), not the platform's limits.
+ * How long one query may go unanswered before the request gives up with 503 SERVICE_UNAVAILABLE,
+ * while the database keeps answering liveness checks (watchLiveness: a database that does not
+ * answer `select 1` fails the request after ~1.5 s): each SQL-over-HTTP request (a query or a
+ * `batch`, its answer's body included) and each query of a transaction's WebSocket session.
  * Nothing is half-written: an HTTP batch is one transaction, and a timed-out session's socket is
  * destroyed, so Postgres rolls its open transaction back. (A COMMIT whose answer is what got lost
  * may still have committed, as with any connection lost at that moment; Idempotency-Key covers
  * the retry.)
  *
- * Why 30 s and not the 2 s of a refused or dropped connection: from the client a stuck database
- * and a query waiting its turn look the same (no byte comes back), and waiting is legitimate: a
- * row lock held by a concurrent write (E9 and experience saves lock the experience, a retried
- * Idempotency-Key waits for the first request's claim), a Neon compute waking from suspension.
- * Under test/load's 50 concurrent clients on this 2-CPU machine shared with other work (load
- * average 8 to 15), single queries waited up to ~15 s on such locks: a 2 s deadline turned 113 of
- * its ~400 requests into 503s, a 10 s one 17. 30 s keeps twice that margin, is far above what a
- * working database takes at a sane load, and still bounds a stuck one well inside the platform's
- * own limits.
+ * Why this long: waiting is legitimate while the database works: a row lock held by a concurrent
+ * write (E9 and experience saves lock the experience, a retried Idempotency-Key waits for the
+ * first request's claim), a Neon compute waking from suspension. Under test/load's 50 concurrent
+ * clients on this 2-CPU machine shared with other work (load average 8 to 15), single queries
+ * waited up to ~15 s on such locks: a 2 s deadline turned 113 of its ~400 requests into 503s, a
+ * 10 s one 17. 30 s keeps twice that margin and still bounds a query the database never finishes
+ * well inside the platform's own limits.
  */
 export const QUERY_TIMEOUT_MS = 30_000;
 
@@ -122,12 +120,119 @@ function transactionDatabase(client: Client): NeonDatabase<Schema> {
   return new NeonDatabase(relational.dialect, session, relational.schema);
 }
 
-/** The SQL-over-HTTP fetch, aborted when its answer (headers and body) takes over QUERY_TIMEOUT_MS. */
+/**
+ * The SQL-over-HTTP fetch: aborted when its answer (headers and body) takes over QUERY_TIMEOUT_MS,
+ * or as soon as the database fails a liveness check while the fetch waits (watchLiveness). A
+ * liveness probe's own fetch is sent as it is.
+ */
 function fetchWithDeadline(
   input: Parameters<typeof fetch>[0],
   init?: RequestInit,
 ): Promise<Response> {
-  return fetch(input, { ...init, signal: AbortSignal.timeout(QUERY_TIMEOUT_MS) });
+  if (init?.signal && probeSignals.has(init.signal)) return fetch(input, init).then(answered);
+  const connectionString = (init?.headers as Record<string, string> | undefined)?.[
+    "Neon-Connection-String"
+  ];
+  const stalled = new AbortController();
+  const signal = AbortSignal.any([stalled.signal, AbortSignal.timeout(QUERY_TIMEOUT_MS)]);
+  const pending = fetch(input, { ...init, signal }).then(answered);
+  if (!connectionString) return pending;
+  return watchLiveness(pending, connectionString, (error) => stalled.abort(error));
+}
+
+/** Notes a successful answer (HTTP 200: the database ran the query; an error is not counted). */
+function answered(response: Response): Response {
+  if (response.ok) lastAnswerAt = Date.now();
+  return response;
+}
+
+/**
+ * How long a query may wait before the database's liveness is checked (and then again every as
+ * long while it still waits). See watchLiveness.
+ */
+export const LIVENESS_CHECK_AFTER_MS = 500;
+/** How long the liveness probe (`select 1` over SQL-over-HTTP) may take to be answered. */
+export const LIVENESS_PROBE_TIMEOUT_MS = 1_000;
+/**
+ * The probe's text. The local SQL-over-HTTP endpoint recognises it (scripts/local-db) and counts it
+ * apart from the route's round trips, as it does the API key lookup: a probe is sent only for a
+ * query that waits, so it depends on the machine's load, not on the route.
+ */
+export const LIVENESS_PROBE_SQL = "select 1 /* liveness */";
+
+/** Date.now() when this isolate last received an answer from the database (any query). */
+let lastAnswerAt = 0;
+/** The signals of liveness probes: their fetches are not watched themselves. */
+const probeSignals = new WeakSet<AbortSignal>();
+/** One probe at a time per isolate; every waiting query shares its verdict. */
+let probeInFlight: { connectionString: string; alive: Promise<boolean> } | undefined;
+let probeSql: { connectionString: string; sql: ReturnType<typeof neon> } | undefined;
+
+/**
+ * Whether the database answers at all: `select 1` over SQL-over-HTTP within
+ * LIVENESS_PROBE_TIMEOUT_MS, or any other answer this isolate received while the probe ran (under
+ * load the probe may queue behind other queries for a pooled connection; their answers prove the
+ * database works just as well).
+ */
+function probeDatabase(connectionString: string): Promise<boolean> {
+  if (probeInFlight?.connectionString === connectionString) return probeInFlight.alive;
+  if (probeSql?.connectionString !== connectionString)
+    probeSql = { connectionString, sql: neon(connectionString) };
+  const startedAt = Date.now();
+  const signal = AbortSignal.timeout(LIVENESS_PROBE_TIMEOUT_MS);
+  probeSignals.add(signal);
+  const alive = probeSql.sql
+    .query(LIVENESS_PROBE_SQL, [], { fetchOptions: { signal } })
+    .then(
+      () => true,
+      () => lastAnswerAt > startedAt,
+    )
+    .finally(() => {
+      if (probeInFlight?.alive === alive) probeInFlight = undefined;
+    });
+  probeInFlight = { connectionString, alive };
+  return alive;
+}
+
+/**
+ * `pending` (one query, or one HTTP batch), or a DatabaseUnresponsiveError as soon as the database
+ * fails a liveness check while it waits; `onStalled` runs then (it aborts the fetch or destroys the
+ * session's socket, so Postgres rolls back what was not committed).
+ *
+ * A query that has waited LIVENESS_CHECK_AFTER_MS without an answer is either waiting its turn
+ * (a row lock held by a concurrent write, a retried Idempotency-Key waiting for the first claim, a
+ * compute waking) or talking to a database that stopped answering; from the client both are
+ * silence. The probe tells them apart: a database that answers `select 1` is working, and the
+ * query goes on waiting (checked again every LIVENESS_CHECK_AFTER_MS, up to QUERY_TIMEOUT_MS); one
+ * that does not is unavailable, and the request answers 503 with Retry-After after about
+ * LIVENESS_CHECK_AFTER_MS + LIVENESS_PROBE_TIMEOUT_MS (1.5 s) instead of QUERY_TIMEOUT_MS. A
+ * query answered within LIVENESS_CHECK_AFTER_MS (nearly all of them) costs a timer and no probe.
+ */
+function watchLiveness<T>(
+  pending: Promise<T>,
+  connectionString: string,
+  onStalled: (error: Error) => void,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let settled = false;
+  const stalled = new Promise<never>((_, reject) => {
+    const check = async () => {
+      const alive = await probeDatabase(connectionString);
+      if (settled) return;
+      if (alive) {
+        timer = setTimeout(check, LIVENESS_CHECK_AFTER_MS);
+        return;
+      }
+      const error = new DatabaseUnresponsiveError(LIVENESS_PROBE_TIMEOUT_MS);
+      onStalled(error);
+      reject(error);
+    };
+    timer = setTimeout(check, LIVENESS_CHECK_AFTER_MS);
+  });
+  return Promise.race([pending, stalled]).finally(() => {
+    settled = true;
+    clearTimeout(timer);
+  });
 }
 
 /**
@@ -146,25 +251,35 @@ function withDeadline<T>(promise: Promise<T>, ms: number, onExpire: () => void):
 }
 
 /**
- * Gives every query of the client's session QUERY_TIMEOUT_MS. At the first one unanswered, the
- * session's socket is destroyed (Postgres rolls back what the session had not committed) and
+ * Gives every query of the client's session QUERY_TIMEOUT_MS, and watches its liveness while it
+ * waits (watchLiveness). At the first one unanswered or failing the check, the session's socket is
+ * destroyed (Postgres rolls back what the session had not committed) and
  * `expired` rejects, so the transaction gives up then, without waiting for drizzle's ROLLBACK on a
  * socket that may never answer again.
  */
-function guardQueries(client: Client, destroy: () => void) {
+function guardQueries(client: Client, connectionString: string, destroy: () => void) {
   let expire: (error: Error) => void = () => {};
   const expired = new Promise<never>((_, reject) => {
     expire = reject;
   });
   const guard = { expired, timedOut: false };
+  const giveUp = () => {
+    guard.timedOut = true;
+    destroy();
+  };
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const pending = query(...args);
     if (!(pending instanceof Promise)) return pending; // the callback form; drizzle never uses it
-    return withDeadline(pending, QUERY_TIMEOUT_MS, () => {
-      guard.timedOut = true;
-      destroy();
-    }).catch((error: unknown) => {
+    const answer = pending.then((result: unknown) => {
+      lastAnswerAt = Date.now();
+      return result;
+    });
+    return withDeadline(
+      watchLiveness(answer, connectionString, giveUp),
+      QUERY_TIMEOUT_MS,
+      giveUp,
+    ).catch((error: unknown) => {
       if (error instanceof DatabaseTimeoutError) expire(error);
       throw error;
     });
@@ -210,7 +325,7 @@ export function createDatabase(
         }
       };
       await withDeadline(client.connect(), CONNECT_TIMEOUT_MS, destroy);
-      const guard = guardQueries(client, destroy);
+      const guard = guardQueries(client, config.DATABASE_URL, destroy);
       try {
         return await Promise.race([transactionDatabase(client).transaction(work), guard.expired]);
       } finally {

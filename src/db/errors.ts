@@ -33,6 +33,18 @@ export class DatabaseTimeoutError extends Error {
   }
 }
 
+/**
+ * A query waited and the database then did not answer a liveness probe either (see watchLiveness
+ * in client.ts): it is treated as unavailable, like one that timed out.
+ */
+export class DatabaseUnresponsiveError extends DatabaseTimeoutError {
+  override name = "DatabaseUnresponsiveError";
+  constructor(probeTimeoutMs: number) {
+    super(0);
+    this.message = `The database did not answer a liveness check (select 1) within ${probeTimeoutMs} ms.`;
+  }
+}
+
 /** SQLSTATE classes and codes that mean "the database is not there right now". */
 const UNAVAILABLE_CODES = new Set(["57P01", "57P02", "57P03", "53300", "53400"]);
 

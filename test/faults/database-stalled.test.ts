@@ -1,7 +1,16 @@
+import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS } from "../../src/db/client";
+import {
+  CONNECT_TIMEOUT_MS,
+  createDatabase,
+  LIVENESS_CHECK_AFTER_MS,
+  LIVENESS_PROBE_TIMEOUT_MS,
+  QUERY_TIMEOUT_MS,
+} from "../../src/db/client";
 import type { Order } from "../../src/schemas/orders";
 import { api } from "../helpers/api";
+import { untilSomeoneWaitsOnALock } from "../helpers/db";
 import { saveExperience } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import {
@@ -18,22 +27,29 @@ import {
   experienceWithSlot,
   importOk,
   putReservation,
+  refund,
   reservationBody,
 } from "../helpers/reservations";
+import { countRoundTrips } from "../helpers/round-trips";
 import { tenantSnapshot } from "./snapshot";
 
 /**
- * A database that accepts connections and requests but never answers them (mode "stall"): the
- * request gives up after its deadline (QUERY_TIMEOUT_MS per query or HTTP batch, CONNECT_TIMEOUT_MS
- * for a WebSocket session's start-up) with 503 and Retry-After, nothing is half-written, and the same
- * request succeeds once the database answers again, without a restart. The deadlines are asserted
- * as configuration, never measured. Each stalled request waits its deadline out, so the requests
- * held at their first query are sent at once, and each test is given time for its stalls.
+ * A database that accepts connections and requests but never answers them (mode "stall"): a query
+ * that has waited LIVENESS_CHECK_AFTER_MS gets the database's liveness checked (`select 1`, which
+ * the stall holds too), and the request gives up when that goes unanswered for
+ * LIVENESS_PROBE_TIMEOUT_MS (a WebSocket session's start-up after CONNECT_TIMEOUT_MS): 503 with
+ * Retry-After well before QUERY_TIMEOUT_MS, nothing is half-written, and the same request succeeds
+ * once the database answers again, without a restart. A query waiting on a lock while the database
+ * answers goes on waiting. The deadlines are asserted as configuration; the elapsed time is only
+ * compared with QUERY_TIMEOUT_MS, to tell the liveness check from the last-resort deadline.
  */
 resetFaultsAfterEach();
 
 /** A test's own time limit: its stalls' deadlines and a margin for the rest of its work. */
 const allowing = (deadlines: number) => deadlines + 30_000;
+
+/** Stalled requests are answered by the liveness check, far sooner than the query deadline. */
+const LONG_BEFORE_THE_DEADLINE_MS = QUERY_TIMEOUT_MS / 3;
 
 /** Sends `requests` at once with the database stalled after `afterQueries` queries. */
 async function stalled(
@@ -43,10 +59,15 @@ async function stalled(
 ): Promise<Response[]> {
   await verifyKeyBeforeFault(tenant.apiKey);
   await setFault({ mode: "stall", afterQueries });
+  const sentAt = Date.now();
   const responses = await Promise.all(requests.map((send) => send()));
+  const elapsed = Date.now() - sentAt;
   const state = await faultState();
   await clearFault();
   expect(state, "the stall never met the requests").toMatchObject({ tripped: true });
+  expect(elapsed, "answered by the liveness check, not the query deadline").toBeLessThan(
+    LONG_BEFORE_THE_DEADLINE_MS,
+  );
   return responses;
 }
 
@@ -132,9 +153,37 @@ describe("a stalled database", () => {
     allowing(QUERY_TIMEOUT_MS),
   );
 
-  it("gives up after deadlines that are configuration: 30 s per query, 2 s per session start-up", () => {
+  it("a write waiting on a row lock for several liveness checks is answered once the lock is released, not 503: the database answers the checks", async () => {
+    const tenant = await createTenant();
+    const id = crypto.randomUUID();
+    await importOk(tenant, id, reservationBody(await experienceWithSlot(tenant), paid));
+    await verifyKeyBeforeFault(tenant.apiKey);
+    // Another transaction holds the in-house payment's row; E14's conditional UPDATE waits for
+    // it. Nothing else queries meanwhile, so only the checks' own answers keep the write waiting.
+    const { result: answer, livenessProbes } = await countRoundTrips(async () => {
+      const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
+        await tx.execute(
+          sql`select 1 from reservation_payments where winery_id = ${tenant.wineryId} for update`,
+        );
+        const pending = refund(tenant, id, 1000);
+        await untilSomeoneWaitsOnALock();
+        await new Promise((resolve) =>
+          setTimeout(resolve, 3 * LIVENESS_CHECK_AFTER_MS + LIVENESS_PROBE_TIMEOUT_MS),
+        );
+        return { pending };
+      });
+      return pending;
+    });
+    // The checks were made, and answered: the write was not given up.
+    expect(livenessProbes).toBeGreaterThanOrEqual(3);
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    expect(await answer.json()).toMatchObject({ refundedTotalCents: 1000 });
+  });
+
+  it("gives up after deadlines that are configuration: 503 within 2 s of silence (1.5 s for a query, 2 s for a session start-up), 30 s at most for a query the database is working on", () => {
     expect(QUERY_TIMEOUT_MS).toBeGreaterThan(0);
     expect(QUERY_TIMEOUT_MS).toBeLessThanOrEqual(30_000);
     expect(CONNECT_TIMEOUT_MS).toBeLessThanOrEqual(2_000);
+    expect(LIVENESS_CHECK_AFTER_MS + LIVENESS_PROBE_TIMEOUT_MS).toBeLessThanOrEqual(2_000);
   });
 });

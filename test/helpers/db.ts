@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { createDatabase } from "../../src/db/client";
 
 /** The test's own handle on the same database the Worker uses, through the same driver. */
@@ -6,4 +7,16 @@ export function testDb() {
   return createDatabase(env, (promise) => {
     void promise;
   }).http;
+}
+
+/** Waits until some session of this database is blocked on a lock (a request under test). */
+export async function untilSomeoneWaitsOnALock() {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const { rows } = await testDb().execute<{ waiting: string }>(sql`
+      select count(*)::text as waiting from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`);
+    if (Number(rows[0]?.waiting) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("no session ever waited on a lock");
 }

@@ -4,21 +4,9 @@ import { describe, expect, it } from "vitest";
 import { createDatabase } from "../../src/db/client";
 import { ORDER_IMPORT_ROUTE } from "../../src/services/orders/import-order";
 import { expectProblem } from "../helpers/api";
-import { testDb } from "../helpers/db";
+import { testDb, untilSomeoneWaitsOnALock } from "../helpers/db";
 import { createTenant } from "../helpers/factories";
 import { externalOrder, importOrder } from "../helpers/orders";
-
-/** Waits until some session of this database is blocked on a lock (the request's claim). */
-async function untilSomeoneWaitsOnALock() {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const { rows } = await testDb().execute<{ waiting: string }>(sql`
-      select count(*)::text as waiting from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`);
-    if (Number(rows[0]?.waiting) > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("no session ever waited on the claim");
-}
 
 describe("E1 idempotency: the race between a claim and its commit", () => {
   it("answers 409 IDEMPOTENCY_KEY_IN_USE while another request holds the key", async () => {
