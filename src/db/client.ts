@@ -316,7 +316,9 @@ export function createDatabase(
         ended = true;
       });
       // The driver's own connect timeout closes the WebSocket and waits for it to close; the
-      // deadline also holds when that close is never acknowledged.
+      // deadline also holds when that close is never acknowledged. A start-up still unanswered
+      // after LIVENESS_CHECK_AFTER_MS is checked like a query (watchLiveness): a database that
+      // does not answer `select 1` either fails it sooner than the deadline.
       const destroy = () => {
         try {
           client.connection.stream.destroy();
@@ -324,7 +326,11 @@ export function createDatabase(
           // a WebSocket that cannot even be closed is gone already
         }
       };
-      await withDeadline(client.connect(), CONNECT_TIMEOUT_MS, destroy);
+      await withDeadline(
+        watchLiveness(client.connect(), config.DATABASE_URL, destroy),
+        CONNECT_TIMEOUT_MS,
+        destroy,
+      );
       const guard = guardQueries(client, config.DATABASE_URL, destroy);
       try {
         return await Promise.race([transactionDatabase(client).transaction(work), guard.expired]);
