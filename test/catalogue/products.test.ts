@@ -2,7 +2,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { attributes } from "../../src/db/schema";
 import type { Product } from "../../src/schemas/products";
 import { api, expectProblem } from "../helpers/api";
-import { putProduct, storedProduct, tenantChannels, wine } from "../helpers/catalogue";
+import {
+  listProducts,
+  putProduct,
+  storedProduct,
+  tenantChannels,
+  wine,
+} from "../helpers/catalogue";
 import { testDb } from "../helpers/db";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { countRoundTrips } from "../helpers/round-trips";
@@ -82,6 +88,29 @@ describe("PUT/GET /v2/product-catalog/products/{id}: happy", () => {
     const read = await getProduct(tenant, id);
     expect(read.status).toBe(200);
     expect(await read.json()).toEqual(product);
+  });
+
+  it("GET and PUT answer a product as E10 lists it: the same members in the same order, child lists and category counts included", async () => {
+    const categoryId = crypto.randomUUID();
+    const id = crypto.randomUUID();
+    const put = await putProduct(tenant, id, fullProduct(categoryId));
+    expect(put.status).toBe(200);
+    // A second product in the category: productsCount 2 on both.
+    const sibling = crypto.randomUUID();
+    expect((await putProduct(tenant, sibling, fullProduct(categoryId))).status).toBe(200);
+    const listed = (await (
+      await listProducts(tenant, { includeInactive: true })
+    ).json()) as Product[];
+    const inList = listed.find((p) => p.id === id);
+    expect(inList?.categories).toEqual([expect.objectContaining({ productsCount: 2 })]);
+    const read = (await (await getProduct(tenant, id)).json()) as Product;
+    // Member order matters to the bytes: JSON.stringify keeps what JSON.parse saw.
+    expect(JSON.stringify(read)).toBe(JSON.stringify(inList));
+    // And PUT answers what GET then reads, in the same order.
+    const rePut = (await (await putProduct(tenant, id, fullProduct(categoryId))).json()) as Product;
+    const reRead = (await (await getProduct(tenant, id)).json()) as Product;
+    expect(JSON.stringify(rePut)).toBe(JSON.stringify(reRead));
+    expect((await put.json()) as Product).toMatchObject({ categories: [{ productsCount: 1 }] });
   });
 
   it("replaces the product: files sent with their id keep it, the others are gone", async () => {

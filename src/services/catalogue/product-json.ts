@@ -65,6 +65,32 @@ export const FILE_JSON = (f: string) => `${f}.data || jsonb_build_object(
   'flags', ${f}.flags, 'updatedAt', ${ts(`${f}.updated_at`)}
 )`;
 
+// Each child's JSON object and order, shared by the grouped aggregates (lists) and the correlated
+// subqueries (one product), so both build the same bytes.
+const CATEGORY_ITEM = (productsCount: string) => `json_build_object(
+      'id', c.id, 'categoryId', json_build_object('id', c.id), 'wineryId', c.winery_id,
+      'parentCategoryId', c.parent_category_id, 'nameEn', c.name_en, 'nameIt', c.name_it,
+      'nameTranslationId', c.name_translation_id, 'nameTranslations', c.name_translations,
+      'descriptionTranslationId', c.description_translation_id,
+      'descriptionTranslations', c.description_translations, 'priority', c.priority,
+      'productsCount', ${productsCount}
+    ) order by c.priority, c.id`;
+const CHANNEL_ITEM = `json_build_object(
+      'id', ch.id, 'wineryChannelId', ch.winery_channel_id, 'active', ch.active,
+      'maxUnitsPerOrder', ch.max_units_per_order, 'priceCents', ch.price_cents
+    ) order by ch.winery_channel_id`;
+const ASSIGNMENT_ITEM = `json_build_object(
+      'id', a.id, 'productId', a.product_id, 'attributeId', a.attribute_id,
+      'attributeValueId', a.attribute_value_id, 'createdAt', ${ts("a.created_at")}
+    ) order by a.id`;
+const METADATA_ITEM = `json_build_object(
+      'id', m.id, 'productId', m.product_id, 'metadataName', m.metadata_name,
+      'metadataValue', m.metadata_value, 'active', m.active,
+      'validityFrom', ${day("m.validity_from")}, 'validityTo', ${day("m.validity_to")},
+      'updatedAt', ${ts("m.updated_at")}
+    ) order by m.id`;
+const FILE_ITEM = `${FILE_JSON("f")} order by f.display_order, f.id`;
+
 /*
  * Each child collection is aggregated in one grouped pass over the selected products (a join and a
  * GROUP BY product_id), then joined back by product id: a per-product correlated subquery would
@@ -72,14 +98,7 @@ export const FILE_JSON = (f: string) => `${f}.data || jsonb_build_object(
  */
 const CHILD_AGGREGATES = (activeChannelsOnly: boolean) => `
   categories_of as (
-    select pc.product_id, json_agg(json_build_object(
-      'id', c.id, 'categoryId', json_build_object('id', c.id), 'wineryId', c.winery_id,
-      'parentCategoryId', c.parent_category_id, 'nameEn', c.name_en, 'nameIt', c.name_it,
-      'nameTranslationId', c.name_translation_id, 'nameTranslations', c.name_translations,
-      'descriptionTranslationId', c.description_translation_id,
-      'descriptionTranslations', c.description_translations, 'priority', c.priority,
-      'productsCount', coalesce(counts.n, 0)
-    ) order by c.priority, c.id) as items
+    select pc.product_id, json_agg(${CATEGORY_ITEM("coalesce(counts.n, 0)")}) as items
     from selected s
     join product_categories pc on pc.product_id = s.id
     join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id
@@ -87,36 +106,47 @@ const CHILD_AGGREGATES = (activeChannelsOnly: boolean) => `
     group by pc.product_id
   ),
   channels_of as (
-    select ch.product_id, json_agg(json_build_object(
-      'id', ch.id, 'wineryChannelId', ch.winery_channel_id, 'active', ch.active,
-      'maxUnitsPerOrder', ch.max_units_per_order, 'priceCents', ch.price_cents
-    ) order by ch.winery_channel_id) as items
+    select ch.product_id, json_agg(${CHANNEL_ITEM}) as items
     from selected s join product_channels ch on ch.product_id = s.id${activeChannelsOnly ? " and ch.active" : ""}
     group by ch.product_id
   ),
   assignments_of as (
-    select a.product_id, json_agg(json_build_object(
-      'id', a.id, 'productId', a.product_id, 'attributeId', a.attribute_id,
-      'attributeValueId', a.attribute_value_id, 'createdAt', ${ts("a.created_at")}
-    ) order by a.id) as items
+    select a.product_id, json_agg(${ASSIGNMENT_ITEM}) as items
     from selected s join product_attribute_assignments a on a.product_id = s.id
     group by a.product_id
   ),
   metadata_of as (
-    select m.product_id, json_agg(json_build_object(
-      'id', m.id, 'productId', m.product_id, 'metadataName', m.metadata_name,
-      'metadataValue', m.metadata_value, 'active', m.active,
-      'validityFrom', ${day("m.validity_from")}, 'validityTo', ${day("m.validity_to")},
-      'updatedAt', ${ts("m.updated_at")}
-    ) order by m.id) as items
+    select m.product_id, json_agg(${METADATA_ITEM}) as items
     from selected s join product_metadata m on m.product_id = s.id
     group by m.product_id
   ),
   files_of as (
-    select f.product_id, json_agg(${FILE_JSON("f")} order by f.display_order, f.id) as items
+    select f.product_id, json_agg(${FILE_ITEM}) as items
     from selected s join product_files f on f.product_id = s.id
     group by f.product_id
   )`;
+
+/**
+ * One product's document with a correlated subquery per child collection: for a single product
+ * that is one index lookup each, and Postgres plans it in a fraction of the time the grouped form
+ * takes (whose CTEs are planned whatever the number of products).
+ */
+const SINGLE_PRODUCT_DOCUMENT = `(select row_to_json(doc) from (select
+  ${PRODUCT_COLUMNS},
+  coalesce((select json_agg(${CATEGORY_ITEM(`(select count(*)::int from product_categories x
+        where x.category_id = c.id and x.winery_id = c.winery_id)`)})
+    from product_categories pc
+    join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id
+    where pc.product_id = p.id), '[]'::json) as "categories",
+  coalesce((select json_agg(${CHANNEL_ITEM})
+    from product_channels ch where ch.product_id = p.id), '[]'::json) as "channels",
+  coalesce((select json_agg(${ASSIGNMENT_ITEM})
+    from product_attribute_assignments a where a.product_id = p.id), '[]'::json) as "attributeAssignments",
+  coalesce((select json_agg(${METADATA_ITEM})
+    from product_metadata m where m.product_id = p.id), '[]'::json) as "metadata",
+  coalesce((select json_agg(${FILE_ITEM})
+    from product_files f where f.product_id = p.id), '[]'::json) as "files"
+) doc)`;
 
 const PRODUCT_DOCUMENT = `(select row_to_json(doc) from (select
   ${PRODUCT_COLUMNS},
@@ -128,7 +158,6 @@ const PRODUCT_DOCUMENT = `(select row_to_json(doc) from (select
 ) doc)`;
 
 export interface ProductFilter {
-  productId?: string;
   includeInactive?: boolean;
   activeChannelsOnly?: boolean;
   categoryId?: string;
@@ -141,17 +170,7 @@ export interface ProductFilter {
  * categories only aggregated, so one in two categories appears once.
  */
 export function productsJsonStatement(wineryId: string, filter: ProductFilter): SQL {
-  return productsStatement(wineryId, filter, "array");
-}
-
-/** One statement answering `body`: the JSON text of one product of the winery, or no row. */
-export function productJsonStatement(wineryId: string, productId: string): SQL {
-  return productsStatement(wineryId, { productId, includeInactive: true }, "single");
-}
-
-function productsStatement(wineryId: string, filter: ProductFilter, shape: "array" | "single") {
   const conditions: SQL[] = [sql`p.winery_id = ${wineryId}`];
-  if (filter.productId) conditions.push(sql`p.id = ${filter.productId}`);
   if (!filter.includeInactive) conditions.push(sql`p.active`);
   if (filter.statuses && filter.statuses.length > 0) {
     // As one jsonb parameter: drizzle would spread a JS array into a list of parameters.
@@ -184,9 +203,7 @@ function productsStatement(wineryId: string, filter: ProductFilter, shape: "arra
       select p.id from products p where ${where}
     ),
     ${sql.raw(CHILD_AGGREGATES(filter.activeChannelsOnly === true))}
-    select ${
-      shape === "array" ? sql`coalesce(json_agg(docs.doc), '[]')::text` : sql`docs.doc::text`
-    } as body
+    select coalesce(json_agg(docs.doc), '[]')::text as body
     from (
       select p.display_order, p.id, ${sql.raw(PRODUCT_DOCUMENT)} as doc
       -- products itself again rather than the CTE: its statistics (ids are unique) keep the
@@ -204,4 +221,13 @@ function productsStatement(wineryId: string, filter: ProductFilter, shape: "arra
       -- the order of its input.
       order by p.display_order, p.id
     ) docs`;
+}
+
+/**
+ * One statement answering `body`: the JSON text of one product of the winery (inactive ones too),
+ * or no row. The same document as productsJsonStatement's elements, through correlated subqueries.
+ */
+export function productJsonStatement(wineryId: string, productId: string): SQL {
+  return sql`select ${sql.raw(SINGLE_PRODUCT_DOCUMENT)}::text as body
+    from products p where p.winery_id = ${wineryId} and p.id = ${productId}`;
 }
