@@ -31,6 +31,12 @@ table); --quick about 4 minutes.
   --only <ids>           Only these routes (comma-separated ids, e.g. E10,E20), health always.
   --results <dir>        Where the report goes (bench/results).
 
+  --dev                  Instead, the ratios a user of the dev stack sees: requests/s of every route
+                         relative to health against the running \`npm run dev\` (start it first),
+                         on the demo winery of \`npm run seed\`, which it runs. --seconds (5),
+                         --connections, --only and --results apply. Writes
+                         bench/results/<time>-dev.{md,json}. About 6 minutes.
+
   --soak                 Memory under sustained load instead (npm run dev's stack): E13 and E17 at
                          once for --seconds; RSS of every process after --baseline seconds and at
                          the end. Fails (exit 1) when a workerd process grew by more than
@@ -58,6 +64,7 @@ function parse() {
       allowPositionals: false,
       options: {
         soak: { type: "boolean" },
+        dev: { type: "boolean" },
         quick: { type: "boolean" },
         rows: { type: "string" },
         only: { type: "string" },
@@ -119,48 +126,63 @@ const benchOnly = ["quick", "rows", "only"].filter(
   (k) => args[k as keyof typeof args] !== undefined,
 );
 if (args.soak && benchOnly.length > 0) usageError(`--${benchOnly[0]} does not apply to --soak`);
+if (args.dev && args.soak) usageError("--dev and --soak are two different runs");
+if (args.dev && (args.quick !== undefined || args.rows !== undefined))
+  usageError(`--${args.quick !== undefined ? "quick" : "rows"} does not apply to --dev`);
 const target = args.target ?? "workerd";
 if (target !== "workerd" && target !== "dev") usageError("--target is workerd or dev");
 
 process.on("SIGINT", () => void shutdown(130, "interrupted"));
 process.on("SIGTERM", () => void shutdown(143, "terminated"));
 
-const run = args.soak
-  ? async () => {
-      const { runSoakBench } = await import("./bench/soak-run");
-      const connections = Math.floor(number("connections", args.connections, 5, 1));
-      return runSoakBench({
-        target: target as "workerd" | "dev",
-        seconds: number("seconds", args.seconds, 120, 1),
-        baselineSeconds: number("baseline", args.baseline, 10, 1),
-        sampleSeconds: number("sample", args.sample, 10, 1),
-        e13Connections: connections,
-        e17Connections: connections,
-        exportContacts: Math.floor(number("export-contacts", args["export-contacts"], 1000, 1)),
-        maxGrowth: number("max-growth", args["max-growth"], 20, 0) / 100,
-        heap: args.heap ?? false,
-        resultsDir: args.results ?? "bench/results",
-      });
-    }
-  : async () => {
-      const quick = args.quick ?? false;
-      const options = {
-        quick,
-        connections: Math.floor(number("connections", args.connections, 10, 1)),
-        seconds: number("seconds", args.seconds, quick ? 2 : 8, 0.5),
-        warmupSeconds: quick ? 1 : 2,
-        smallRows: 1000,
-        largeRows: Math.floor(number("rows", args.rows, quick ? 20_000 : 1_000_000, 1000)),
-        scaleSeconds: quick ? 2 : 5,
-        catalogueProducts: quick ? 2000 : 10_000,
-        exportSizes: quick ? [1000, 10_000] : [10_000, 100_000],
-        steadySeconds: quick ? 20 : 120,
-        only: args.only ? args.only.split(",").map((v) => v.trim()) : [],
-        resultsDir: args.results ?? "bench/results",
+const runDev = async () => {
+  const { runDevRatios } = await import("./bench/dev-ratios");
+  return runDevRatios({
+    seconds: number("seconds", args.seconds, 5, 0.5),
+    connections: Math.floor(number("connections", args.connections, 10, 1)),
+    only: args.only ? args.only.split(",").map((v) => v.trim()) : [],
+    resultsDir: args.results ?? "bench/results",
+  });
+};
+
+const run = args.dev
+  ? runDev
+  : args.soak
+    ? async () => {
+        const { runSoakBench } = await import("./bench/soak-run");
+        const connections = Math.floor(number("connections", args.connections, 5, 1));
+        return runSoakBench({
+          target: target as "workerd" | "dev",
+          seconds: number("seconds", args.seconds, 120, 1),
+          baselineSeconds: number("baseline", args.baseline, 10, 1),
+          sampleSeconds: number("sample", args.sample, 10, 1),
+          e13Connections: connections,
+          e17Connections: connections,
+          exportContacts: Math.floor(number("export-contacts", args["export-contacts"], 1000, 1)),
+          maxGrowth: number("max-growth", args["max-growth"], 20, 0) / 100,
+          heap: args.heap ?? false,
+          resultsDir: args.results ?? "bench/results",
+        });
+      }
+    : async () => {
+        const quick = args.quick ?? false;
+        const options = {
+          quick,
+          connections: Math.floor(number("connections", args.connections, 10, 1)),
+          seconds: number("seconds", args.seconds, quick ? 2 : 8, 0.5),
+          warmupSeconds: quick ? 1 : 2,
+          smallRows: 1000,
+          largeRows: Math.floor(number("rows", args.rows, quick ? 20_000 : 1_000_000, 1000)),
+          scaleSeconds: quick ? 2 : 5,
+          catalogueProducts: quick ? 2000 : 10_000,
+          exportSizes: quick ? [1000, 10_000] : [10_000, 100_000],
+          steadySeconds: quick ? 20 : 120,
+          only: args.only ? args.only.split(",").map((v) => v.trim()) : [],
+          resultsDir: args.results ?? "bench/results",
+        };
+        const { runBench } = await import("./bench/run");
+        return runBench(options);
       };
-      const { runBench } = await import("./bench/run");
-      return runBench(options);
-    };
 
 run().then(
   (ok) => process.exit(ok ? 0 : 1),

@@ -30,6 +30,8 @@ export interface Fixtures {
   measured: { wineryId: string; apiKey: string };
   /** A tag unique to this run, for unique values across runs on one database. */
   tag: string;
+  /** The dates the list routes ask for (default MEASURED_RANGE, where the measured winery's are). */
+  range?: { from: string; to: string };
 }
 
 export interface BenchRoute {
@@ -62,10 +64,11 @@ const withKey = (request: LoadRequest, key: string): LoadRequest => ({
   headers: { ...request.headers, "Idempotency-Key": key },
 });
 
-const RANGE = {
-  dateFrom: `${MEASURED_RANGE.from}T00:00:00Z`,
-  dateTo: `${MEASURED_RANGE.to}T23:59:59Z`,
-};
+const rangeOf = (f: Fixtures) => f.range ?? MEASURED_RANGE;
+const dateTimeRange = (f: Fixtures) => ({
+  dateFrom: `${rangeOf(f).from}T00:00:00Z`,
+  dateTo: `${rangeOf(f).to}T23:59:59Z`,
+});
 
 /** A legacy order (E1) with a unique external id. */
 function legacyOrder(id: string) {
@@ -173,8 +176,8 @@ export const ROUTES: BenchRoute[] = [
     scaled: true,
     request: (f) =>
       json("POST", "/api/v2/receipts/query", f.measured.apiKey, {
-        startDate: MEASURED_RANGE.from,
-        endDate: MEASURED_RANGE.to,
+        startDate: rangeOf(f).from,
+        endDate: rangeOf(f).to,
         count: 20,
       }),
   },
@@ -221,8 +224,8 @@ export const ROUTES: BenchRoute[] = [
     // The measured winery's 50 reservations (all in MEASURED_RANGE), experience titles in English.
     request: (f) =>
       json("POST", "/api/v2/reservations/query?Lang=en", f.measured.apiKey, {
-        startTime: MEASURED_RANGE.from,
-        endTime: MEASURED_RANGE.to,
+        startTime: rangeOf(f).from,
+        endTime: rangeOf(f).to,
       }),
   },
   {
@@ -231,14 +234,14 @@ export const ROUTES: BenchRoute[] = [
     path: "/api/v3/contacts/query",
     kind: "read",
     scaled: true,
-    request: (f) => json("POST", "/api/v3/contacts/query", f.measured.apiKey, RANGE),
+    request: (f) => json("POST", "/api/v3/contacts/query", f.measured.apiKey, dateTimeRange(f)),
   },
   {
     id: "E18",
     method: "POST",
     path: "/api/v2/contacts/query",
     kind: "read",
-    request: (f) => json("POST", "/api/v2/contacts/query", f.measured.apiKey, RANGE),
+    request: (f) => json("POST", "/api/v2/contacts/query", f.measured.apiKey, dateTimeRange(f)),
   },
   {
     id: "E20",
@@ -247,7 +250,7 @@ export const ROUTES: BenchRoute[] = [
     kind: "read",
     scaled: true,
     request: (f) =>
-      json("POST", "/api/v4/orders/query", f.measured.apiKey, { ...RANGE, limit: 50 }),
+      json("POST", "/api/v4/orders/query", f.measured.apiKey, { ...dateTimeRange(f), limit: 50 }),
   },
   {
     id: "GET order",

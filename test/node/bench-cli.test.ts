@@ -2,18 +2,23 @@
 // the usage and exit 2, also before anything starts.
 
 import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
 
-function bench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function bench(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(
       TSX,
       [join(ROOT, "scripts", "bench.ts"), ...args],
-      { cwd: ROOT, timeout: 60_000 },
+      { cwd: ROOT, timeout: 60_000, env: { ...process.env, ...env } },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
         done({ code, stdout, stderr });
@@ -38,11 +43,24 @@ describe("npm run bench", () => {
     [["--soak", "--quick"], /--quick does not apply to --soak/],
     [["--rows", "many"], /--rows must be a number >= 1000/],
     [["--soak", "--target", "prod"], /--target is workerd or dev/],
+    [["--dev", "--soak"], /--dev and --soak are two different runs/],
+    [["--dev", "--quick"], /--quick does not apply to --dev/],
   ])("%j is the usage and exit 2", async (args, message) => {
     const { code, stdout, stderr } = await bench(args);
     expect(code).toBe(2);
     expect(stdout).not.toMatch(/\[bench\]/);
     expect(stderr).toMatch(message);
     expect(stderr).toMatch(/Usage: npm run bench/);
+  });
+
+  it("--dev without a running npm run dev says to start it, and exits 1", async () => {
+    const empty = await mkdtemp(join(tmpdir(), "bench-dev-"));
+    try {
+      const { code, stdout, stderr } = await bench(["--dev"], { DATA_DIR: empty });
+      expect(code).toBe(1);
+      expect(`${stdout}${stderr}`).toMatch(/no running npm run dev .*start it first/);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 });
