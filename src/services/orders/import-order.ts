@@ -1,8 +1,11 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
+import { toSnakeCase } from "drizzle-orm/casing";
+import { NeonHttpDatabase } from "drizzle-orm/neon-http";
 import { runAtomically } from "../../db/atomic";
 import type { Database, HttpDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
-import { orderItems, orders, salesChannels } from "../../db/schema";
+import { rawBatch, renderedOnce } from "../../db/raw-batch";
+import { orders } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import { DuplicateOrderError, NotFoundError } from "../../lib/errors";
 import type { ExternalOrder, Order } from "../../schemas/orders";
@@ -11,9 +14,13 @@ import {
   type IdempotentResult,
   runIdempotentlyInOneRequest,
 } from "../idempotency/idempotency";
-import { orderReceiptStatement } from "../receipts/issue-order-receipt";
+import {
+  type OrderReceiptParams,
+  orderReceiptParams,
+  orderReceiptStatement,
+} from "../receipts/issue-order-receipt";
 import { orderDocumentWhere } from "./order-json";
-import { itemValues, orderValues, toOrder } from "./order-record";
+import { itemValues, orderValues } from "./order-record";
 
 export const ORDER_IMPORT_ROUTE = "POST /v4/order-import";
 
@@ -24,80 +31,182 @@ export interface ImportOrderInput {
 }
 
 /** The sales channel named by apiChannelKey, as SQL: null when the winery has no such channel. */
-function channelIdOf(wineryId: string, apiChannelKey: string): SQL {
-  return sql`(select ${salesChannels.id} from ${salesChannels}
-    where ${salesChannels.wineryId} = ${wineryId} and ${salesChannels.apiChannelKey} = ${apiChannelKey}
-      and ${salesChannels.deletedAt} is null)`;
+function channelIdOf(wineryId: unknown, apiChannelKey: unknown): SQL {
+  return sql`(select id from sales_channels
+    where winery_id = ${wineryId} and api_channel_key = ${apiChannelKey} and deleted_at is null)`;
 }
 
 /**
- * The three statements that import an order: the order, its items, its receipt. Nothing is read
- * first: the channel is resolved inside the order's INSERT (an unknown one leaves channel_id null,
- * which the orders_source check refuses) and the later statements find the order by its key
- * (winery, channel, external id), so they can run atomically without reading anything back. A
- * second import of the external id fails the order's unique key.
+ * The columns an import writes from orderValues (all of its keys but channel_id, which the
+ * statement resolves from apiChannelKey) and from itemValues (all of its keys; order_id is the
+ * order's). test/unit/order-import-statements.test.ts holds them equal to those functions' keys.
  */
-function orderImportStatements<D extends AnyDb>(
-  db: D,
-  wineryId: string,
-  apiChannelKey: string,
-  input: ExternalOrder,
-) {
-  const channelId = channelIdOf(wineryId, apiChannelKey);
-  const values = orderValues(input, { wineryId });
-  const itemRows = itemValues(input, wineryId);
-  const key = and(
-    eq(orders.wineryId, wineryId),
-    eq(orders.channelId, channelId),
-    eq(orders.externalId, input.id),
-  );
-  const ref = (column: typeof orders.id | typeof orders.uuid) =>
-    sql`(select ${column} from ${orders} where ${key})`;
-  const items = itemRows.map((item) => ({
-    ...item,
-    orderId: ref(orders.id),
-  }));
+export const ORDER_JSON_COLUMNS = [
+  "wineryId",
+  "pluginTag",
+  "externalId",
+  "sourceExternalId",
+  "sourceExternalType",
+  "address",
+  "addressName",
+  "city",
+  "countryIso",
+  "province",
+  "region",
+  "zipcode",
+  "amountCents",
+  "amountDiscountCents",
+  "amountExciseDutyCents",
+  "amountVatCents",
+  "amountShipmentCents",
+  "amountVatPercentage",
+  "buyerEmail",
+  "buyerFirstname",
+  "buyerLastname",
+  "buyerPhone",
+  "orderDate",
+  "extraMetadata",
+  "userMetadata",
+  "marketingManual",
+  "notes",
+  "paymentMethod",
+  "schemaVersion",
+  "status",
+  "quantity",
+  "sourceSyncedAt",
+  "totals",
+] as const;
+export const ITEM_JSON_COLUMNS = [
+  "wineryId",
+  "lineIndex",
+  "amountCents",
+  "amountDiscountCents",
+  "attributesSnapshot",
+  "commercialDiscounts",
+  "discounts",
+  "externalId",
+  "extraMetadata",
+  "name",
+  "pricingBreakdown",
+  "quantity",
+  "sku",
+  "type",
+  "unitPriceCents",
+  "vatPercentage",
+] as const;
+
+const columnList = (columns: readonly string[], prefix = "") =>
+  columns.map((c) => `${prefix}${toSnakeCase(c)}`).join(", ");
+
+/** Row values as the JSON object jsonb_populate_record reads (column names as keys). */
+function rowJson(
+  values: Record<string, unknown>,
+  columns: readonly string[],
+): Record<string, unknown> {
+  return Object.fromEntries(columns.map((c) => [toSnakeCase(c), values[c] ?? null]));
+}
+
+/** Every value the import's statements bind (see importTemplates). */
+const IMPORT_PARAMS = [
+  "wineryId",
+  "apiChannelKey",
+  "externalId",
+  "order",
+  "items",
+  ...Object.keys({
+    wineryId: 0,
+    terminalName: 0,
+    customerName: 0,
+    refDate: 0,
+    discountTotalCents: 0,
+    totalCents: 0,
+    totalNoVatCents: 0,
+    vatAmountCents: 0,
+    lines: 0,
+    paymentMethod: 0,
+  } satisfies Omit<Record<keyof OrderReceiptParams, 0>, "externalId">).map((k) => `receipt.${k}`),
+] as const;
+type ImportParams = Record<(typeof IMPORT_PARAMS)[number], unknown>;
+
+/**
+ * The four statements of an import, of fixed text whatever the order (every value a parameter:
+ * the order and its items as one jsonb parameter each, read by jsonb_populate_record(set)): the
+ * order, its items, its receipt, and its Order document (what E1 answers, as GET, E2 and E20 do).
+ * Nothing is read first: the channel is resolved inside the order's INSERT (an unknown one leaves
+ * channel_id null, which the orders_source check refuses) and the later statements find the order
+ * by its key (winery, channel, external id), so they run atomically without reading anything
+ * back. A second import of the external id fails the order's unique key.
+ */
+function importTemplates(p: ImportParams) {
+  const channelId = channelIdOf(p.wineryId, p.apiChannelKey);
+  const key = sql`winery_id = ${p.wineryId} and channel_id = ${channelId} and external_id = ${p.externalId}`;
+  const ref = (column: "id" | "uuid") => sql`(select ${sql.raw(column)} from orders where ${key})`;
+  const receipt = Object.fromEntries(
+    Object.entries(p).flatMap(([k, v]) =>
+      k.startsWith("receipt.") ? [[k.slice("receipt.".length), v]] : [],
+    ),
+  ) as Omit<OrderReceiptParams, "externalId">;
   return {
-    insertOrder: db
-      .insert(orders)
-      .values({ ...values, channelId })
-      .returning(),
-    insertItems: items.length > 0 ? db.insert(orderItems).values(items).returning() : undefined,
-    issueReceipt: db.execute(
-      orderReceiptStatement(values, itemRows, {
-        id: ref(orders.id),
-        uuid: ref(orders.uuid),
-        channelId,
-      }),
+    insertOrder: sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
+      select ${channelId}, ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
+      from jsonb_populate_record(null::orders, ${p.order}::jsonb) r`,
+    insertItems: sql`insert into order_items (order_id, ${sql.raw(columnList(ITEM_JSON_COLUMNS))})
+      select ${ref("id")}, ${sql.raw(columnList(ITEM_JSON_COLUMNS, "r."))}
+      from jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r`,
+    issueReceipt: orderReceiptStatement(
+      { ...receipt, externalId: p.externalId },
+      { id: ref("id"), uuid: ref("uuid"), channelId },
+    ),
+    answer: orderDocumentWhere(
+      sql`o.winery_id = ${p.wineryId} and o.channel_id = ${channelId} and o.external_id = ${p.externalId}`,
     ),
   };
 }
 
-/** orderImportStatements in the order they run: the order, its items (if any), its receipt. */
-function importStatementList<D extends AnyDb>(
-  db: D,
-  wineryId: string,
-  apiChannelKey: string,
-  input: ExternalOrder,
-) {
-  const { insertOrder, insertItems, issueReceipt } = orderImportStatements(
-    db,
+/** The import's values, bound to importTemplates' parameters. */
+function importParams(wineryId: string, apiChannelKey: string, input: ExternalOrder): ImportParams {
+  const values = orderValues(input, { wineryId });
+  const items = itemValues(input, wineryId);
+  const { externalId: _, ...receipt } = orderReceiptParams(values, items);
+  return {
     wineryId,
     apiChannelKey,
-    input,
-  );
-  return insertItems
-    ? ([insertOrder, insertItems, issueReceipt] as const)
-    : ([insertOrder, issueReceipt] as const);
+    externalId: input.id,
+    order: JSON.stringify(rowJson(values, ORDER_JSON_COLUMNS)),
+    items: JSON.stringify(items.map((item) => rowJson(item, ITEM_JSON_COLUMNS))),
+    ...(Object.fromEntries(Object.entries(receipt).map(([k, v]) => [`receipt.${k}`, v])) as Omit<
+      ImportParams,
+      "wineryId" | "apiChannelKey" | "externalId" | "order" | "items"
+    >),
+  };
 }
 
-type OrderRow = typeof orders.$inferSelect;
-type ItemRow = typeof orderItems.$inferSelect;
+/** The keyless HTTP path's statements, rendered once per isolate (renderedOnce). */
+const renderedImport = {
+  insertOrder: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m).insertOrder),
+  insertItems: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m).insertItems),
+  issueReceipt: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m).issueReceipt),
+  answer: renderedOnce(
+    IMPORT_PARAMS,
+    (m) => sql`select (${importTemplates(m).answer})::text as body`,
+  ),
+};
+
+/** importTemplates' write statements on a drizzle handle, in the order they run. */
+function importStatementList<D extends AnyDb>(db: D, p: ImportParams) {
+  const t = importTemplates(p);
+  return [
+    db.execute(t.insertOrder),
+    db.execute(t.insertItems),
+    db.execute(t.issueReceipt),
+  ] as const;
+}
 
 /**
- * Writes the order, its items and its receipt atomically: one HTTP batch on the Neon HTTP driver,
- * or one statement after the other inside the caller's transaction (the Idempotency-Key path, and
- * the seed, which writes demo orders the way E1 does).
+ * Writes the order, its items and its receipt atomically and answers the Order: on the Neon HTTP
+ * driver one batch of fixed SQL text (one round trip, nothing rendered per call), on any other
+ * handle (the Idempotency-Key path's transaction, the seed's node-postgres database) the same
+ * statements one after the other inside a transaction.
  */
 export async function writeOrder(
   db: AnyDb,
@@ -105,13 +214,27 @@ export async function writeOrder(
   apiChannelKey: string,
   input: ExternalOrder,
 ): Promise<Order> {
-  const [orderRows, ...rest] = await runAtomically(db, (handle) =>
-    importStatementList(handle, wineryId, apiChannelKey, input),
-  );
-  const [order] = orderRows as OrderRow[];
-  if (!order) throw new Error("order insert returned no row");
-  const items = rest.length === 2 ? (rest[0] as ItemRow[]) : [];
-  return toOrder({ ...order, items, channel: { apiChannelKey } });
+  const p = importParams(wineryId, apiChannelKey, input);
+  if (db instanceof NeonHttpDatabase) {
+    const results = await rawBatch(db as HttpDb, [
+      renderedImport.insertOrder(p),
+      renderedImport.insertItems(p),
+      renderedImport.issueReceipt(p),
+      renderedImport.answer(p),
+    ]);
+    return parseAnswer(results.at(-1)?.[0]?.body);
+  }
+  const [, , , answer] = await runAtomically(db, (h) => [
+    ...importStatementList(h, p),
+    h.execute(sql`select (${importTemplates(p).answer})::text as body`),
+  ]);
+  const rows = Array.isArray(answer) ? answer : (answer as { rows: unknown[] }).rows;
+  return parseAnswer((rows[0] as { body?: unknown } | undefined)?.body);
+}
+
+function parseAnswer(body: unknown): Order {
+  if (typeof body !== "string") throw new Error("the imported order was not read back");
+  return JSON.parse(body) as Order;
 }
 
 /** The order's key conflicts, or its channel is unknown: say so in the interface's terms. */
@@ -159,17 +282,16 @@ export async function importOrder(
       return { value: await writeOrder(db.http, wineryId, apiChannelKey, order), replayed: false };
     }
     const scope = { wineryId, route: ORDER_IMPORT_ROUTE, key: options.idempotency.key };
+    const params = importParams(wineryId, apiChannelKey, order);
     return await runIdempotentlyInOneRequest(
       db,
       scope,
       options.idempotency,
       {
-        statements: (http) => importStatementList(http, wineryId, apiChannelKey, order),
+        statements: (http) => importStatementList(http, params),
         // The order just written, found by its key, as GET, E2 and E20 answer it (the same bytes
         // as writeOrder's answer on the other paths).
-        answer: orderDocumentWhere(sql`o.winery_id = ${wineryId}
-          and o.channel_id = ${channelIdOf(wineryId, apiChannelKey)}
-          and o.external_id = ${order.id}`),
+        answer: importTemplates(params).answer,
       },
       (tx) => writeOrder(tx, wineryId, apiChannelKey, order),
     );

@@ -47,23 +47,51 @@ export interface OrderReference {
   channelId: SQL;
 }
 
+/** The values the receipt statement binds, computed from the order as it is written. */
+export interface OrderReceiptParams {
+  wineryId: unknown;
+  terminalName: unknown;
+  customerName: unknown;
+  refDate: unknown;
+  discountTotalCents: unknown;
+  totalCents: unknown;
+  totalNoVatCents: unknown;
+  vatAmountCents: unknown;
+  /** The lines as JSON text (a jsonb parameter): one statement for any number of lines. */
+  lines: unknown;
+  paymentMethod: unknown;
+  externalId: unknown;
+}
+
+export function orderReceiptParams(order: OrderInsert, items: ItemValues[]): OrderReceiptParams {
+  const { lines, vatAmountCents, customerName } = orderReceiptFigures(order, items);
+  return {
+    wineryId: order.wineryId,
+    terminalName: order.sourceExternalType ?? null,
+    customerName,
+    refDate: `${order.orderDate}T00:00:00.000Z`,
+    discountTotalCents: order.amountDiscountCents ?? 0,
+    totalCents: order.amountCents,
+    totalNoVatCents: order.amountCents - vatAmountCents,
+    vatAmountCents,
+    lines: JSON.stringify(lines),
+    paymentMethod: order.paymentMethod ?? null,
+    externalId: order.externalId,
+  };
+}
+
 /**
  * The fiscal receipt of an imported order as ONE statement, to run right after the order and its
  * items in the same transaction: the winery's next progressive number (an atomic counter upsert,
  * so concurrent imports never share one), the receipt (ORDER, RECEIPT, CREATED, TODO, NONE), a
  * line per item (joined to the stored items by line index) and one payment for the paid amount.
+ * Its text depends on nothing but `ref`'s: every value is a parameter (see orderReceiptParams),
+ * so it can be rendered once (renderedOnce) with markers in their places.
  */
-export function orderReceiptStatement(
-  order: OrderInsert,
-  items: ItemValues[],
-  ref: OrderReference,
-): SQL {
-  const { lines, vatAmountCents, customerName } = orderReceiptFigures(order, items);
-  const refDate = `${order.orderDate}T00:00:00.000Z`;
-  const amountCents = order.amountCents;
+export function orderReceiptStatement(p: OrderReceiptParams, ref: OrderReference): SQL {
   return sql`
     with counter as (
-      insert into winery_counters (winery_id, name, value) values (${order.wineryId}, 'receipt', 1)
+      insert into winery_counters (winery_id, name, value) values (${p.wineryId}, 'receipt', 1)
       on conflict (winery_id, name)
         do update set value = winery_counters.value + 1, updated_at = now()
       returning value
@@ -74,10 +102,10 @@ export function orderReceiptStatement(
         receipt_type, fiscal_operation, status, authority_communication_state, sale_document_state,
         ref_date, discount_total_cents, total_cents, total_no_vat_cents, vat_amount_cents,
         progressive_number)
-      select ${order.wineryId}, ${ref.id}, ${ref.uuid}, ${ref.channelId},
-        ${order.sourceExternalType ?? null}, ${customerName}, 'ORDER', 'RECEIPT', 'CREATED', 'TODO',
-        'NONE', ${refDate}::timestamptz, ${order.amountDiscountCents ?? 0}, ${amountCents},
-        ${amountCents - vatAmountCents}, ${vatAmountCents}, counter.value
+      select ${p.wineryId}, ${ref.id}, ${ref.uuid}, ${ref.channelId},
+        ${p.terminalName}, ${p.customerName}, 'ORDER', 'RECEIPT', 'CREATED', 'TODO',
+        'NONE', ${p.refDate}::timestamptz, ${p.discountTotalCents}, ${p.totalCents},
+        ${p.totalNoVatCents}, ${p.vatAmountCents}, counter.value
       from counter
       returning id, order_id
     ),
@@ -90,7 +118,7 @@ export function orderReceiptStatement(
         l.line_number, l.line_type, l.net_total_cents, l.quantity, item.id, l.unit_price_cents,
         l.vat_amount_cents, l.vat_percent
       from receipt
-      cross join jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) as l(
+      cross join jsonb_to_recordset(${p.lines}::jsonb) as l(
         line_index int, description text, discount_amount_cents bigint, entity_id text,
         entity_type text, line_number int, line_type text, net_total_cents bigint,
         quantity numeric, unit_price_cents bigint, vat_amount_cents bigint, vat_percent int)
@@ -99,7 +127,7 @@ export function orderReceiptStatement(
     )
     insert into receipt_payments (
       receipt_id, currency, gross_total_cents, method, payment_number, status, external_id)
-    select receipt.id, ${DEFAULT_CURRENCY}, ${amountCents}, ${order.paymentMethod ?? null}, 1,
-      'PAID', ${order.externalId}
+    select receipt.id, ${DEFAULT_CURRENCY}, ${p.totalCents}, ${p.paymentMethod}, 1,
+      'PAID', ${p.externalId}
     from receipt`;
 }
