@@ -95,11 +95,12 @@ export const ITEM_JSON_COLUMNS = [
   "vatPercentage",
 ] as const;
 
-const columnList = (columns: readonly string[], prefix = "") =>
+/** Column names (snake_case) for a statement's text, optionally qualified. */
+export const columnList = (columns: readonly string[], prefix = "") =>
   columns.map((c) => `${prefix}${toSnakeCase(c)}`).join(", ");
 
 /** Row values as the JSON object jsonb_populate_record reads (column names as keys). */
-function rowJson(
+export function rowJson(
   values: Record<string, unknown>,
   columns: readonly string[],
 ): Record<string, unknown> {

@@ -1,9 +1,10 @@
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { toSnakeCase } from "drizzle-orm/casing";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { NeonHttpDatabase } from "drizzle-orm/neon-http";
 import { runAtomically } from "../../db/atomic";
-import type { Database } from "../../db/client";
-import { orderItems, orders } from "../../db/schema";
+import type { Database, HttpDb } from "../../db/client";
+import { rawBatch, renderedOnce } from "../../db/raw-batch";
+import { orders } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import type { ExternalOrder } from "../../schemas/orders";
 import {
@@ -11,20 +12,26 @@ import {
   type IdempotentResult,
   runIdempotentlyInOneRequest,
 } from "../idempotency/idempotency";
+import { columnList, ITEM_JSON_COLUMNS, ORDER_JSON_COLUMNS, rowJson } from "./import-order";
 import { itemValues, orderValues } from "./order-record";
 
 /** The upsert key and the owner of the order: a re-post never changes them. */
-const KEY_COLUMNS = new Set(["wineryId", "channelId", "pluginTag", "externalId"]);
+const KEY_COLUMNS = new Set(["wineryId", "pluginTag", "externalId"]);
 /**
  * Columns the back office owns (E2 edits them; no storefront sends them): a document that leaves
  * them out keeps the stored value instead of clearing it.
  */
-const BACK_OFFICE_COLUMNS: Record<string, AnyPgColumn> = {
-  userMetadata: orders.userMetadata,
-  marketingManual: orders.marketingManual,
-};
+const BACK_OFFICE_COLUMNS = new Set(["userMetadata", "marketingManual"]);
 
-const excluded = (column: string) => sql.raw(`excluded."${toSnakeCase(column)}"`);
+/** What a re-post sets: every column it writes but the key, the back office's kept when absent. */
+const UPDATE_SET = ORDER_JSON_COLUMNS.filter((c) => !KEY_COLUMNS.has(c))
+  .map((c) => {
+    const column = toSnakeCase(c);
+    return BACK_OFFICE_COLUMNS.has(c)
+      ? `${column} = coalesce(excluded.${column}, orders.${column})`
+      : `${column} = excluded.${column}`;
+  })
+  .join(", ");
 
 export interface ShopOrderOwner {
   wineryId: string;
@@ -32,62 +39,85 @@ export interface ShopOrderOwner {
   tagName: string;
 }
 
-/** The three statements of an upsert, built on whichever handle will run them. */
-function upsertStatements<D extends AnyDb>(db: D, owner: ShopOrderOwner, input: ExternalOrder) {
-  const values = orderValues(input, { wineryId: owner.wineryId, pluginTag: owner.tagName });
-  const set: Record<string, SQL> = {};
-  for (const column of Object.keys(values)) {
-    if (KEY_COLUMNS.has(column)) continue;
-    const stored = BACK_OFFICE_COLUMNS[column];
-    set[column] = stored ? sql`coalesce(${excluded(column)}, ${stored})` : excluded(column);
-  }
-  // Strictly increasing at millisecond precision, like E2, so an E2 lock sees every re-post.
-  set.updatedAt = sql`greatest(now(), ${orders.updatedAt} + interval '1 millisecond')`;
+const UPSERT_PARAMS = ["wineryId", "tagName", "externalId", "order", "items"] as const;
+type UpsertParams = Record<(typeof UPSERT_PARAMS)[number], unknown>;
 
-  const upsert = db
-    .insert(orders)
-    .values(values)
-    .onConflictDoUpdate({ target: [orders.wineryId, orders.pluginTag, orders.externalId], set })
-    .returning({ id: orders.id });
-
-  const orderId = sql`(${db
-    .select({ id: orders.id })
-    .from(orders)
-    .where(
-      and(
-        eq(orders.wineryId, owner.wineryId),
-        eq(orders.pluginTag, owner.tagName),
-        eq(orders.externalId, input.id),
-      ),
-    )})`;
-  const removeItems = db
-    .delete(orderItems)
-    .where(and(eq(orderItems.wineryId, owner.wineryId), eq(orderItems.orderId, orderId)));
-  const items = itemValues(input, owner.wineryId).map((item) => ({ ...item, orderId }));
-  const insertItems = items.length > 0 ? db.insert(orderItems).values(items) : undefined;
-  return { upsert, removeItems, insertItems };
+/**
+ * The three statements of an upsert, of fixed text whatever the order (the order and its items as
+ * one jsonb parameter each, read by jsonb_populate_record(set), with E1's column lists): the order
+ * upserted on its plugin key (channel_id stays null: the orders_source check accepts a plugin
+ * tag), its old items removed, its new ones inserted. The items find their order through a
+ * subquery on the upsert key, so nothing has to be read first.
+ */
+function upsertTemplates(p: UpsertParams) {
+  const orderId = sql`(select id from orders
+    where winery_id = ${p.wineryId} and plugin_tag = ${p.tagName} and external_id = ${p.externalId})`;
+  return {
+    upsert: sql`insert into orders (${sql.raw(columnList(ORDER_JSON_COLUMNS))})
+      select ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
+      from jsonb_populate_record(null::orders, ${p.order}::jsonb) r
+      on conflict (winery_id, plugin_tag, external_id) do update set ${sql.raw(UPDATE_SET)},
+        -- Strictly increasing at millisecond precision, like E2, so an E2 lock sees every re-post.
+        updated_at = greatest(now(), orders.updated_at + interval '1 millisecond')
+      returning id`,
+    removeItems: sql`delete from order_items
+      where winery_id = ${p.wineryId} and order_id = ${orderId}`,
+    insertItems: sql`insert into order_items (order_id, ${sql.raw(columnList(ITEM_JSON_COLUMNS))})
+      select ${orderId}, ${sql.raw(columnList(ITEM_JSON_COLUMNS, "r."))}
+      from jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r`,
+  };
 }
 
-/** upsertStatements in the order they run: the order, the old items removed, the new ones. */
-function upsertStatementList<D extends AnyDb>(db: D, owner: ShopOrderOwner, input: ExternalOrder) {
-  const { upsert, removeItems, insertItems } = upsertStatements(db, owner, input);
-  return insertItems
-    ? ([upsert, removeItems, insertItems] as const)
-    : ([upsert, removeItems] as const);
+function upsertParams(owner: ShopOrderOwner, input: ExternalOrder): UpsertParams {
+  const values = orderValues(input, { wineryId: owner.wineryId, pluginTag: owner.tagName });
+  return {
+    wineryId: owner.wineryId,
+    tagName: owner.tagName,
+    externalId: input.id,
+    order: JSON.stringify(rowJson(values, ORDER_JSON_COLUMNS)),
+    items: JSON.stringify(
+      itemValues(input, owner.wineryId).map((item) => rowJson(item, ITEM_JSON_COLUMNS)),
+    ),
+  };
+}
+
+/** The HTTP path's statements, rendered once per isolate (renderedOnce). */
+const renderedUpsert = {
+  upsert: renderedOnce(UPSERT_PARAMS, (m) => upsertTemplates(m).upsert),
+  removeItems: renderedOnce(UPSERT_PARAMS, (m) => upsertTemplates(m).removeItems),
+  insertItems: renderedOnce(UPSERT_PARAMS, (m) => upsertTemplates(m).insertItems),
+};
+
+/** upsertTemplates on a drizzle handle, in the order they run. */
+function upsertStatementList<D extends AnyDb>(db: D, p: UpsertParams) {
+  const t = upsertTemplates(p);
+  return [db.execute(t.upsert), db.execute(t.removeItems), db.execute(t.insertItems)] as const;
 }
 
 /**
- * Upserts the order atomically: one HTTP batch (one transaction) on the Neon HTTP driver, or the
- * same statements inside the caller's transaction (the Idempotency-Key path). The items find their
- * order through a subquery on the upsert key, so nothing has to be read first. Concurrent re-posts
- * converge on one row: under READ COMMITTED ON CONFLICT DO UPDATE waits for, then locks the order
- * row until its transaction ends, so the delete-and-insert of items runs one request at a time.
+ * Upserts the order atomically: on the Neon HTTP driver one batch of fixed SQL text (one round
+ * trip, one transaction, nothing rendered per call), or the same statements inside the caller's
+ * transaction (the Idempotency-Key path). Concurrent re-posts converge on one row: under READ
+ * COMMITTED ON CONFLICT DO UPDATE waits for, then locks the order row until its transaction ends,
+ * so the delete-and-insert of items runs one request at a time.
  */
 export async function writeShopOrder(db: AnyDb, owner: ShopOrderOwner, input: ExternalOrder) {
-  const [upserted] = await runAtomically(db, (handle) => upsertStatementList(handle, owner, input));
-  const row = (upserted as { id: number }[])[0];
-  if (!row) throw new Error("shop order upsert returned no row");
-  return row.id;
+  const p = upsertParams(owner, input);
+  let id: unknown;
+  if (db instanceof NeonHttpDatabase) {
+    const [upserted] = await rawBatch(db as HttpDb, [
+      renderedUpsert.upsert(p),
+      renderedUpsert.removeItems(p),
+      renderedUpsert.insertItems(p),
+    ]);
+    id = upserted?.[0]?.id;
+  } else {
+    const [upserted] = await runAtomically(db, (h) => upsertStatementList(h, p));
+    const rows = Array.isArray(upserted) ? upserted : (upserted as { rows: unknown[] }).rows;
+    id = (rows[0] as { id?: unknown } | undefined)?.id;
+  }
+  if (id === undefined || id === null) throw new Error("shop order upsert returned no row");
+  return Number(id);
 }
 
 export const SHOP_ORDER_ROUTE = "POST /v2/shopplugin/orders";
@@ -120,7 +150,7 @@ export async function receiveShopOrder(
     scope,
     options.idempotency,
     {
-      statements: (http) => upsertStatementList(http, owner, input.order),
+      statements: (http) => upsertStatementList(http, upsertParams(owner, input.order)),
       // The upserted order's id as a JSON string, the answer writeShopOrder's caller makes.
       answer: sql`select to_json(${orders.id}::text) from ${orders}
         where ${orders.wineryId} = ${wineryId} and ${orders.pluginTag} = ${input.tagName}
