@@ -1,7 +1,8 @@
 import type { HttpDb } from "../../db/client";
+import { rawQuery } from "../../db/raw-batch";
 import { NotFoundError } from "../../lib/errors";
 import type { ListProductsRequest } from "../../schemas/products";
-import { productJsonStatement, productsJsonStatement } from "./product-json";
+import { productJsonStatement, productsJsonRaw } from "./product-json";
 
 /** E10: the JSON array text of the winery's products passing the filter. One round trip. */
 export async function listProducts(
@@ -9,8 +10,10 @@ export async function listProducts(
   wineryId: string,
   input: ListProductsRequest,
 ): Promise<string> {
-  const result = await db.execute<{ body: string }>(productsJsonStatement(wineryId, input));
-  return result.rows[0]?.body ?? "[]";
+  const [text, parameters] = productsJsonRaw(wineryId, input);
+  const rows = await rawQuery(db, text, parameters);
+  const body = rows[0]?.body;
+  return typeof body === "string" ? body : "[]";
 }
 
 /** One product of the winery as JSON text (inactive ones too). One round trip. */

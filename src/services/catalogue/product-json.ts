@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { type RawStatement, renderedOnce } from "../../db/raw-batch";
 
 /**
  * The ProductCatalogProduct document, built by Postgres as JSON text: one statement for any number
@@ -168,14 +169,53 @@ export interface ProductFilter {
  * One statement answering `body`: the JSON array text of the winery's products that pass the
  * filter, ordered by displayOrder then id. A product is selected from `products` and its
  * categories only aggregated, so one in two categories appears once.
+ *
+ * Fixed text with its parameters: the text depends only on which filters are set (16 shapes),
+ * each rendered once per isolate (renderedOnce), so a call renders nothing.
  */
-export function productsJsonStatement(wineryId: string, filter: ProductFilter): SQL {
+export function productsJsonRaw(wineryId: string, filter: ProductFilter): RawStatement {
+  const shape = [
+    filter.includeInactive === true,
+    (filter.statuses?.length ?? 0) > 0,
+    Boolean(filter.categoryId),
+    filter.activeChannelsOnly === true,
+  ] as const;
+  const key = shape.map(Number).join("");
+  let render = renderedShapes.get(key);
+  if (!render) {
+    const [includeInactive, statuses, categoryId, activeChannelsOnly] = shape;
+    render = renderedOnce(["wineryId", "statuses", "categoryId"], (m) =>
+      productsStatement(m.wineryId, {
+        includeInactive,
+        activeChannelsOnly,
+        statuses: statuses ? m.statuses : undefined,
+        categoryId: categoryId ? m.categoryId : undefined,
+      }),
+    );
+    renderedShapes.set(key, render);
+  }
+  return render({
+    wineryId,
+    statuses: JSON.stringify(filter.statuses ?? []),
+    categoryId: filter.categoryId,
+  });
+}
+
+const renderedShapes = new Map<
+  string,
+  (values: Record<"wineryId" | "statuses" | "categoryId", unknown>) => RawStatement
+>();
+
+/** The list statement; `statuses` is the JSON text of the statuses (one jsonb parameter). */
+function productsStatement(
+  wineryId: string,
+  filter: Omit<ProductFilter, "statuses"> & { statuses?: string },
+): SQL {
   const conditions: SQL[] = [sql`p.winery_id = ${wineryId}`];
   if (!filter.includeInactive) conditions.push(sql`p.active`);
-  if (filter.statuses && filter.statuses.length > 0) {
+  if (filter.statuses !== undefined) {
     // As one jsonb parameter: drizzle would spread a JS array into a list of parameters.
-    const statuses = JSON.stringify(filter.statuses);
-    conditions.push(sql`p.status in (select jsonb_array_elements_text(${statuses}::jsonb))`);
+    conditions.push(sql`p.status in (select jsonb_array_elements_text(${filter.statuses}::jsonb))`);
   }
   if (filter.categoryId) {
     conditions.push(
@@ -225,7 +265,7 @@ export function productsJsonStatement(wineryId: string, filter: ProductFilter): 
 
 /**
  * One statement answering `body`: the JSON text of one product of the winery (inactive ones too),
- * or no row. The same document as productsJsonStatement's elements, through correlated subqueries.
+ * or no row. The same document as productsJsonRaw's elements, through correlated subqueries.
  */
 export function productJsonStatement(wineryId: string, productId: string): SQL {
   return sql`select ${sql.raw(SINGLE_PRODUCT_DOCUMENT)}::text as body
