@@ -36,7 +36,8 @@ export interface LoadOptions {
   origin: string;
   connections: number;
   seconds: number;
-  workerPid: number;
+  /** The Worker's process, for its CPU time; without it cpuMsPerRequest is NaN (wrangler dev). */
+  workerPid?: number;
   /** CPU seconds per second that the idle workerd process uses (idleCpuRate), 0 if unknown. */
   idleCpuRate?: number;
   /** Request number `seq` (unique within the bench run), for writes that need unique bodies. */
@@ -49,7 +50,8 @@ export const nextSeq = () => seq++;
 
 export async function load(o: LoadOptions): Promise<LoadResult> {
   const first = o.request(nextSeq());
-  const cpuBefore = cpuSecondsOf(o.workerPid);
+  const pid = o.workerPid;
+  const cpuBefore = pid === undefined ? 0 : cpuSecondsOf(pid);
   const result = await autocannon({
     url: o.origin,
     connections: o.connections,
@@ -66,10 +68,10 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
     ],
   });
   const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
-  const cpuSeconds = Math.max(
-    0,
-    cpuSecondsOf(o.workerPid) - cpuBefore - (o.idleCpuRate ?? 0) * elapsed,
-  );
+  const cpuSeconds =
+    pid === undefined
+      ? Number.NaN
+      : Math.max(0, cpuSecondsOf(pid) - cpuBefore - (o.idleCpuRate ?? 0) * elapsed);
   const statusCodes = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, Number(s.count)]),
   );

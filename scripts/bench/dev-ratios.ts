@@ -14,8 +14,8 @@ import { execFile } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import autocannon from "autocannon";
 import { STACK_FILE } from "../commands/lib/paths";
+import { load } from "./cannon";
 import { gitState, log, round } from "./common";
 import { type BenchRoute, type Fixtures, ROUTES } from "./routes";
 
@@ -103,32 +103,14 @@ function fixtures(s: Record<string, unknown>): Fixtures {
   };
 }
 
-let seq = 1;
-
-async function load(origin: string, route: BenchRoute, f: Fixtures, o: DevRatiosOptions) {
-  const first = route.request(f, seq++);
-  const result = await autocannon({
-    url: origin,
+/** One route under load (cannon.ts, without a Worker process to read CPU from). */
+const loadRoute = (origin: string, route: BenchRoute, f: Fixtures, o: DevRatiosOptions) =>
+  load({
+    origin,
     connections: o.connections,
-    duration: o.seconds,
-    timeout: 30,
-    requests: [
-      {
-        ...first,
-        setupRequest: (req) => {
-          const r = route.request(f, seq++);
-          return { ...req, method: r.method, path: r.path, headers: r.headers, body: r.body ?? "" };
-        },
-      },
-    ],
+    seconds: o.seconds,
+    request: (seq) => route.request(f, seq),
   });
-  return {
-    rps: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-  };
-}
 
 /** Runs the routes; true when every answer was a 2xx (targets are reported, not enforced). */
 export async function runDevRatios(o: DevRatiosOptions): Promise<boolean> {
@@ -144,11 +126,11 @@ export async function runDevRatios(o: DevRatiosOptions): Promise<boolean> {
   log(
     `${routes.length} routes, ${o.seconds} s each at ${o.connections} connections, health between`,
   );
-  let previousHealth = (await load(origin, health, f, o)).rps;
+  let previousHealth = (await loadRoute(origin, health, f, o)).rps;
   const rows: DevRow[] = [];
   for (const route of routes) {
-    const measured = await load(origin, route, f, o);
-    const nextHealth = (await load(origin, health, f, o)).rps;
+    const measured = await loadRoute(origin, route, f, o);
+    const nextHealth = (await loadRoute(origin, health, f, o)).rps;
     const healthRps = (previousHealth + nextHealth) / 2;
     previousHealth = nextHealth;
     const kind = route.kind as "read" | "write";
