@@ -15,9 +15,9 @@ import {
   runIdempotentlyInOneRequest,
 } from "../idempotency/idempotency";
 import {
-  type OrderReceiptParams,
   orderReceiptParams,
   orderReceiptStatement,
+  RECEIPT_PARAMS,
 } from "../receipts/issue-order-receipt";
 import { orderDocumentWhere } from "./order-json";
 import { itemValues, orderValues } from "./order-record";
@@ -107,26 +107,8 @@ export function rowJson(
   return Object.fromEntries(columns.map((c) => [toSnakeCase(c), values[c] ?? null]));
 }
 
-/** Every value the import's statements bind (see importTemplates). */
-const IMPORT_PARAMS = [
-  "wineryId",
-  "apiChannelKey",
-  "externalId",
-  "order",
-  "items",
-  ...Object.keys({
-    wineryId: 0,
-    terminalName: 0,
-    customerName: 0,
-    refDate: 0,
-    discountTotalCents: 0,
-    totalCents: 0,
-    totalNoVatCents: 0,
-    vatAmountCents: 0,
-    lines: 0,
-    paymentMethod: 0,
-  } satisfies Omit<Record<keyof OrderReceiptParams, 0>, "externalId">).map((k) => `receipt.${k}`),
-] as const;
+/** Every value the import's statements bind (see importTemplates): the receipt's and three more. */
+const IMPORT_PARAMS = [...RECEIPT_PARAMS, "apiChannelKey", "order", "items"] as const;
 type ImportParams = Record<(typeof IMPORT_PARAMS)[number], unknown>;
 
 /**
@@ -142,11 +124,6 @@ function importTemplates(p: ImportParams) {
   const channelId = channelIdOf(p.wineryId, p.apiChannelKey);
   const key = sql`winery_id = ${p.wineryId} and channel_id = ${channelId} and external_id = ${p.externalId}`;
   const ref = (column: "id" | "uuid") => sql`(select ${sql.raw(column)} from orders where ${key})`;
-  const receipt = Object.fromEntries(
-    Object.entries(p).flatMap(([k, v]) =>
-      k.startsWith("receipt.") ? [[k.slice("receipt.".length), v]] : [],
-    ),
-  ) as Omit<OrderReceiptParams, "externalId">;
   return {
     insertOrder: sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
       select ${channelId}, ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
@@ -154,10 +131,7 @@ function importTemplates(p: ImportParams) {
     insertItems: sql`insert into order_items (order_id, ${sql.raw(columnList(ITEM_JSON_COLUMNS))})
       select ${ref("id")}, ${sql.raw(columnList(ITEM_JSON_COLUMNS, "r."))}
       from jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r`,
-    issueReceipt: orderReceiptStatement(
-      { ...receipt, externalId: p.externalId },
-      { id: ref("id"), uuid: ref("uuid"), channelId },
-    ),
+    issueReceipt: orderReceiptStatement(p, { id: ref("id"), uuid: ref("uuid"), channelId }),
     answer: orderDocumentWhere(
       sql`o.winery_id = ${p.wineryId} and o.channel_id = ${channelId} and o.external_id = ${p.externalId}`,
     ),
@@ -168,17 +142,11 @@ function importTemplates(p: ImportParams) {
 function importParams(wineryId: string, apiChannelKey: string, input: ExternalOrder): ImportParams {
   const values = orderValues(input, { wineryId });
   const items = itemValues(input, wineryId);
-  const { externalId: _, ...receipt } = orderReceiptParams(values, items);
   return {
-    wineryId,
+    ...orderReceiptParams(values, items), // wineryId and externalId (the order's) among them
     apiChannelKey,
-    externalId: input.id,
     order: JSON.stringify(rowJson(values, ORDER_JSON_COLUMNS)),
     items: JSON.stringify(items.map((item) => rowJson(item, ITEM_JSON_COLUMNS))),
-    ...(Object.fromEntries(Object.entries(receipt).map(([k, v]) => [`receipt.${k}`, v])) as Omit<
-      ImportParams,
-      "wineryId" | "apiChannelKey" | "externalId" | "order" | "items"
-    >),
   };
 }
 

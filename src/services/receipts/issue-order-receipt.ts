@@ -48,20 +48,21 @@ export interface OrderReference {
 }
 
 /** The values the receipt statement binds, computed from the order as it is written. */
-export interface OrderReceiptParams {
-  wineryId: unknown;
-  terminalName: unknown;
-  customerName: unknown;
-  refDate: unknown;
-  discountTotalCents: unknown;
-  totalCents: unknown;
-  totalNoVatCents: unknown;
-  vatAmountCents: unknown;
-  /** The lines as JSON text (a jsonb parameter): one statement for any number of lines. */
-  lines: unknown;
-  paymentMethod: unknown;
-  externalId: unknown;
-}
+export const RECEIPT_PARAMS = [
+  "wineryId",
+  "externalId",
+  "terminalName",
+  "customerName",
+  "refDate",
+  "discountTotalCents",
+  "totalCents",
+  "totalNoVatCents",
+  "vatAmountCents",
+  // The lines as JSON text (a jsonb parameter): one statement for any number of lines.
+  "lines",
+  "paymentMethod",
+] as const;
+export type OrderReceiptParams = Record<(typeof RECEIPT_PARAMS)[number], unknown>;
 
 export function orderReceiptParams(order: OrderInsert, items: ItemValues[]): OrderReceiptParams {
   const { lines, vatAmountCents, customerName } = orderReceiptFigures(order, items);
