@@ -12,7 +12,12 @@ Environment:
   PORT          the API's port (8787); refused at once when something listens there
   DATA_DIR      local state: database, KV, the running stack's address (.data)
   DATABASE_URL  a Postgres server to use instead of the embedded one
-  DB_PORT       the embedded PostgreSQL's port (a free one)`;
+  DB_PORT       the embedded PostgreSQL's port (a free one)
+  MINIFLARE_WORKERD_V8_FLAGS
+                V8 flags for workerd ("--max-semi-space-size=1 --initial-old-space-size=4":
+                early garbage collection, which keeps workerd's memory flat under load)
+  X_LOCAL_OBSERVABILITY
+                true: keep Miniflare's local trace store (off: it grows without bound)`;
 
 const { port, dbPort } = parseCommandLine(USAGE, (args) => {
   if (args.length > 0) throw new UsageError(`dev takes no arguments, got "${args[0]}"`);

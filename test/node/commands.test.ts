@@ -132,3 +132,29 @@ describe("npm run dev with its port taken", () => {
     expect(stderr).toMatch(/^PORT must be a port number \(1-65535\), got "eighty"/);
   });
 });
+
+describe("npm run dev's wrangler environment", () => {
+  it("sets the workerd V8 flags and turns the local trace store off, unless the caller chose", async () => {
+    const { wranglerDevEnv, DEV_WORKERD_V8_FLAGS } = await import(
+      "../../scripts/commands/lib/run-dev"
+    );
+    const defaults = wranglerDevEnv({ PATH: "/bin" });
+    expect(defaults).toMatchObject({
+      PATH: "/bin",
+      MINIFLARE_WORKERD_V8_FLAGS: DEV_WORKERD_V8_FLAGS,
+      X_LOCAL_OBSERVABILITY: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    });
+    expect(DEV_WORKERD_V8_FLAGS).toMatch(/--max-semi-space-size=1\b.*--initial-old-space-size=4\b/);
+    const chosen = wranglerDevEnv({
+      MINIFLARE_WORKERD_V8_FLAGS: "",
+      X_LOCAL_OBSERVABILITY: "true",
+      CLOUDFLARE_CF_FETCH_ENABLED: "true",
+    });
+    expect(chosen).toMatchObject({
+      MINIFLARE_WORKERD_V8_FLAGS: "",
+      X_LOCAL_OBSERVABILITY: "true",
+      CLOUDFLARE_CF_FETCH_ENABLED: "true",
+    });
+  });
+});

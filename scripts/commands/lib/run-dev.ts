@@ -78,17 +78,42 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<boolean>
   return false;
 }
 
+/**
+ * V8 flags for both workerd processes of wrangler dev (Miniflare passes MINIFLARE_WORKERD_V8_FLAGS
+ * on). Every request crosses about ten small workers there (entry, assets router, the Worker, the
+ * rate limiter's Durable Object, the outbound interceptor...), and each leaves C++ objects behind
+ * JavaScript wrappers that only a full GC frees; those isolates' heaps are so small that V8 seldom
+ * runs one (workerd#6894, open). So RSS climbed with every request, even on /api/health alone:
+ * 147 -> 865 MiB (the Worker's workerd) and 85 -> 493 MiB (wrangler's proxy) over 60 s of health
+ * at 10 connections. A 1 MiB young generation and a 4 MiB first old-generation limit make V8
+ * collect early and often: the same run levels off at 304 and 172 MiB, and the soak (E13 + E17,
+ * 120 s) ends at 366 and 155 MiB instead of 755 and 314. Neither flag alone did it.
+ */
+export const DEV_WORKERD_V8_FLAGS = "--max-semi-space-size=1 --initial-old-space-size=4";
+
+/** The environment wrangler dev runs in: ours by default, anything the caller set wins. */
+export function wranglerDevEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    WRANGLER_SEND_METRICS: "false",
+    // Miniflare would fetch a sample `request.cf` object from workers.cloudflare.com at start
+    // (the Worker reads none of it): offline that prints a stack trace and holds the first
+    // request about 2 s. A default placeholder is used instead.
+    CLOUDFLARE_CF_FETCH_ENABLED: env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
+    MINIFLARE_WORKERD_V8_FLAGS: env.MINIFLARE_WORKERD_V8_FLAGS ?? DEV_WORKERD_V8_FLAGS,
+    // Miniflare's local trace store (the local explorer's traces) takes every span of every
+    // request through a tail worker into SQLite under DATA_DIR, kept with no retention (67 MB after
+    // ~60k requests), at about 1 ms of workerd CPU per API request. The Worker's own logs are
+    // unaffected (they print as before), and so is [observability] in production.
+    // X_LOCAL_OBSERVABILITY=true npm run dev turns it back on.
+    X_LOCAL_OBSERVABILITY: env.X_LOCAL_OBSERVABILITY ?? "false",
+  };
+}
+
 function startWrangler(args: string[]): ChildProcess {
   const wrangler = spawn("wrangler", ["dev", ...args], {
     stdio: ["ignore", "inherit", "inherit"],
-    env: {
-      ...process.env,
-      WRANGLER_SEND_METRICS: "false",
-      // Miniflare would fetch a sample `request.cf` object from workers.cloudflare.com at start
-      // (the Worker reads none of it): offline that prints a stack trace and holds the first
-      // request about 2 s. A default placeholder is used instead.
-      CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
-    },
+    env: wranglerDevEnv(process.env),
   });
   onCleanup(async () => {
     if (wrangler.exitCode !== null || wrangler.signalCode !== null) return;
