@@ -86,8 +86,9 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<boolean>
  * runs one (workerd#6894, open). So RSS climbed with every request, even on /api/health alone:
  * 147 -> 865 MiB (the Worker's workerd) and 85 -> 493 MiB (wrangler's proxy) over 60 s of health
  * at 10 connections. A 1 MiB young generation and a 4 MiB first old-generation limit make V8
- * collect early and often: the same run levels off at 304 and 172 MiB, and the soak (E13 + E17,
- * 120 s) ends at 366 and 155 MiB instead of 755 and 314. Neither flag alone did it.
+ * collect early and often: the same run levels off at 304 and 172 MiB, and under the soak (E13 +
+ * E17) both level off after ~100 s, near 360 and 166 MiB, where they had passed 755 and 314 MiB by
+ * 120 s and kept climbing. Neither flag alone did it. See README, Performance.
  */
 export const DEV_WORKERD_V8_FLAGS = "--max-semi-space-size=1 --initial-old-space-size=4";
 
