@@ -25,7 +25,8 @@ table); --quick about 4 minutes.
   --quick                Small scale, short runs: 2 s per route, tables of 1,000 vs 20,000 rows,
                          exports of 1,000 and 10,000 contacts, 20 s of steady load.
   --rows <n>             Rows per scaled table at the large scale (1000000; --quick 20000).
-  --seconds <n>          Measured seconds per route (8; --quick 2); with --soak: its duration (120).
+  --seconds <n>          Measured seconds per route (8; --quick 2); with --soak: its duration (120;
+                         --target dev 300).
   --connections <n>      Concurrency of the per-route runs (10); with --soak: for each of E13 and
                          E17 (5).
   --only <ids>           Only these routes (comma-separated ids, e.g. E10,E20), health always.
@@ -43,8 +44,11 @@ table); --quick about 4 minutes.
                          --max-growth. Writes bench/results/soak-<target>-<time>.{json,md}.
   --target <t>           With --soak: workerd (default), the bundled Worker alone in workerd; dev:
                          wrangler dev as npm run dev runs it (its proxy workerd in front).
-  --baseline <n>         With --soak: when the first reading is taken, seconds into the load (10).
-  --sample <n>           With --soak: seconds between the readings of the time series (10).
+  --baseline <n>         With --soak: when the first reading is taken, seconds into the load (10;
+                         --target dev 120: wrangler dev's workerd processes warm up for about 100 s
+                         before they level off, see bench/README.md).
+  --sample <n>           With --soak: seconds between the readings of the time series (10;
+                         --target dev 20).
   --export-contacts <n>  With --soak: contacts in the E17 winery (1000).
   --max-growth <p>       With --soak: allowed growth of a workerd process in percent (20).
   --heap                 With --soak: also sample the isolate's V8 heap through its inspector.
@@ -131,6 +135,11 @@ if (args.dev && (args.quick !== undefined || args.rows !== undefined))
   usageError(`--${args.quick !== undefined ? "quick" : "rows"} does not apply to --dev`);
 const target = args.target ?? "workerd";
 if (target !== "workerd" && target !== "dev") usageError("--target is workerd or dev");
+/** --soak's defaults per target: wrangler dev levels off later than the bundled Worker alone. */
+const SOAK_DEFAULTS = {
+  workerd: { seconds: 120, baseline: 10, sample: 10 },
+  dev: { seconds: 300, baseline: 120, sample: 20 },
+}[target];
 
 process.on("SIGINT", () => void shutdown(130, "interrupted"));
 process.on("SIGTERM", () => void shutdown(143, "terminated"));
@@ -151,11 +160,15 @@ const run = args.dev
     ? async () => {
         const { runSoakBench } = await import("./bench/soak-run");
         const connections = Math.floor(number("connections", args.connections, 5, 1));
+        const seconds = number("seconds", args.seconds, SOAK_DEFAULTS.seconds, 1);
+        const baselineSeconds = number("baseline", args.baseline, SOAK_DEFAULTS.baseline, 1);
+        if (baselineSeconds >= seconds)
+          usageError(`--baseline (${baselineSeconds}) must be less than --seconds (${seconds})`);
         return runSoakBench({
           target: target as "workerd" | "dev",
-          seconds: number("seconds", args.seconds, 120, 1),
-          baselineSeconds: number("baseline", args.baseline, 10, 1),
-          sampleSeconds: number("sample", args.sample, 10, 1),
+          seconds,
+          baselineSeconds,
+          sampleSeconds: number("sample", args.sample, SOAK_DEFAULTS.sample, 1),
           e13Connections: connections,
           e17Connections: connections,
           exportContacts: Math.floor(number("export-contacts", args["export-contacts"], 1000, 1)),

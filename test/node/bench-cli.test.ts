@@ -45,6 +45,14 @@ describe("npm run bench", () => {
     [["--soak", "--target", "prod"], /--target is workerd or dev/],
     [["--dev", "--soak"], /--dev and --soak are two different runs/],
     [["--dev", "--quick"], /--quick does not apply to --dev/],
+    [
+      ["--soak", "--target", "dev", "--seconds", "60"],
+      /--baseline \(120\) must be less than --seconds \(60\)/,
+    ],
+    [
+      ["--soak", "--baseline", "30", "--seconds", "30"],
+      /--baseline \(30\) must be less than --seconds \(30\)/,
+    ],
   ])("%j is the usage and exit 2", async (args, message) => {
     const { code, stdout, stderr } = await bench(args);
     expect(code).toBe(2);
