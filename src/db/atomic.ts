@@ -14,6 +14,14 @@ type Statements = readonly [BatchItem<"pg">, ...BatchItem<"pg">[]];
  * `build` receives the handle the statements must be built on. Writes whose later statements need
  * an earlier one's result use `Database.transaction` instead.
  */
+/**
+ * The rows of an `execute` result in a batch or transaction: the Neon HTTP driver's batch answers
+ * the rows array itself, node-postgres and a transaction's execute a result holding `rows`.
+ */
+export function rowsOf<R>(result: unknown): R[] {
+  return Array.isArray(result) ? (result as R[]) : (result as { rows: R[] }).rows;
+}
+
 export async function runAtomically<T extends Statements>(
   db: AnyDb,
   build: (db: AnyDb) => T,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { runAtomically } from "../../db/atomic";
+import { rowsOf, runAtomically } from "../../db/atomic";
 import { postgresError } from "../../db/errors";
 import { products } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
@@ -69,9 +69,7 @@ export async function putProduct(
   } catch (error) {
     throw explain(error, productId) ?? error;
   }
-  const read = results[results.length - 1] as { rows: { body: string }[] } | { body: string }[];
-  const rows = Array.isArray(read) ? read : read.rows;
-  const body = rows[0]?.body;
+  const body = rowsOf<{ body: string }>(results.at(-1))[0]?.body;
   if (!body) throw new NotFoundError("Product", productId);
   return body;
 }

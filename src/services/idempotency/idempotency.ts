@@ -1,5 +1,6 @@
 import { and, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { rowsOf } from "../../db/atomic";
 import type { Database, HttpDb, TxDb } from "../../db/client";
 import { isDatabaseUnavailable, postgresError } from "../../db/errors";
 import { idempotencyKeys } from "../../db/schema";
@@ -297,8 +298,7 @@ export async function runIdempotentlyInOneRequest<T>(
     }
     throw error;
   }
-  const last = results.at(-1) as { rows: { body: unknown }[] } | { body: unknown }[];
-  const body = (Array.isArray(last) ? last : last.rows)[0]?.body;
+  const body = rowsOf<{ body: unknown }>(results.at(-1))[0]?.body;
   if (typeof body !== "string") throw new Error("idempotent batch stored no answer");
   options.waitUntil(cacheResponse(options.cache, scope, hash, body));
   return { value: JSON.parse(body) as T, replayed: false };

@@ -1,7 +1,7 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { toSnakeCase } from "drizzle-orm/casing";
 import { NeonHttpDatabase } from "drizzle-orm/neon-http";
-import { runAtomically } from "../../db/atomic";
+import { rowsOf, runAtomically } from "../../db/atomic";
 import type { Database, HttpDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
 import { rawBatch, renderedOnce } from "../../db/raw-batch";
@@ -197,8 +197,7 @@ export async function writeOrder(
     ...importStatementList(h, p),
     h.execute(sql`select (${importTemplates(p).answer})::text as body`),
   ]);
-  const rows = Array.isArray(answer) ? answer : (answer as { rows: unknown[] }).rows;
-  return parseAnswer((rows[0] as { body?: unknown } | undefined)?.body);
+  return parseAnswer(rowsOf<{ body?: unknown }>(answer)[0]?.body);
 }
 
 function parseAnswer(body: unknown): Order {

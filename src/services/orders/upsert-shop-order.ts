@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { toSnakeCase } from "drizzle-orm/casing";
 import { NeonHttpDatabase } from "drizzle-orm/neon-http";
-import { runAtomically } from "../../db/atomic";
+import { rowsOf, runAtomically } from "../../db/atomic";
 import type { Database, HttpDb } from "../../db/client";
 import { rawBatch, renderedOnce } from "../../db/raw-batch";
 import { orders } from "../../db/schema";
@@ -113,8 +113,7 @@ export async function writeShopOrder(db: AnyDb, owner: ShopOrderOwner, input: Ex
     id = upserted?.[0]?.id;
   } else {
     const [upserted] = await runAtomically(db, (h) => upsertStatementList(h, p));
-    const rows = Array.isArray(upserted) ? upserted : (upserted as { rows: unknown[] }).rows;
-    id = (rows[0] as { id?: unknown } | undefined)?.id;
+    id = rowsOf<{ id?: unknown }>(upserted)[0]?.id;
   }
   if (id === undefined || id === null) throw new Error("shop order upsert returned no row");
   return Number(id);
