@@ -35,7 +35,8 @@ table); --quick about 4 minutes.
   --dev                  Instead, the ratios a user of the dev stack sees: requests/s of every route
                          relative to health against the running \`npm run dev\` (start it first),
                          on the demo winery of \`npm run seed\`, which it runs. --seconds (5),
-                         --connections, --only and --results apply. Writes
+                         --connections, --only and --results apply. With each route's
+                         CPU per request by process of the stack (from /proc). Writes
                          bench/results/<time>-dev.{md,json}. About 6 minutes.
 
   --soak                 Memory under sustained load instead (npm run dev's stack): E13 and E17 at

@@ -6,17 +6,24 @@
  * Health is loaded before the first route and after every route; each route is compared with the
  * mean of the health runs on either side of it (wrangler dev drifts over a run). The list routes
  * ask for every date (the seed's rows are recent). E11 imports at dates without a slot (the seed's
- * slots are few and small), E14 refunds the seed's reservation a cent at a time. No Worker CPU
- * here: under wrangler dev a request crosses two workerd processes and wrangler's Node process
- * (`npm run bench` without --dev measures the Worker alone). Writes bench/results/<time>-dev.{md,json}.
+ * slots are few and small), E14 refunds the seed's reservation a cent at a time.
+ *
+ * CPU per request by process of the stack (/proc utime + stime over each route's window, divided by
+ * its requests): under wrangler dev a request crosses wrangler's proxy workerd, wrangler's Node
+ * process and the Worker's workerd, then dev.ts (the Neon endpoints) and Postgres. On a machine with
+ * few CPUs these share the cores, so a route's ratio follows its total CPU against health's. The
+ * figures include whatever else those processes do meanwhile (e.g. wrangler's log line); Postgres is
+ * counted only when it is the embedded one (a child of dev.ts). Writes
+ * bench/results/<time>-dev.{md,json}.
  */
 import { execFile } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { STACK_FILE } from "../commands/lib/paths";
-import { load } from "./cannon";
+import { type LoadResult, load } from "./cannon";
 import { gitState, log, round } from "./common";
+import { stackCpuSeconds } from "./proc";
 import { type BenchRoute, type Fixtures, ROUTES } from "./routes";
 
 export interface DevRatiosOptions {
@@ -38,20 +45,86 @@ interface DevRow {
   ratio: number;
   target: number | undefined;
   non2xx: number;
+  /** CPU ms per request by process group (CPU_GROUPS), and their sum. */
+  cpuMs: Record<CpuGroup, number> & { total: number };
+}
+
+/** The stack's processes as the CPU breakdown groups them (proc.ts's labels, Postgres summed). */
+const CPU_GROUPS = {
+  worker: "the Worker's workerd",
+  proxy: "wrangler's proxy workerd",
+  wrangler: "wrangler (Node)",
+  devts: "dev.ts (Neon endpoints)",
+  postgres: "Postgres",
+} as const;
+type CpuGroup = keyof typeof CPU_GROUPS;
+
+export function groupOf(label: string): CpuGroup | undefined {
+  if (label === "workerd (the Worker)") return "worker";
+  if (label === "workerd (wrangler's proxy)") return "proxy";
+  if (label === "wrangler (node)") return "wrangler";
+  if (label.startsWith("dev.ts")) return "devts";
+  if (label === "postgres") return "postgres";
+  return undefined;
+}
+
+interface Stack {
+  origin: string;
+  pid: number;
+  port: number;
+}
+
+/** CPU seconds used so far by each group of the stack's processes. */
+function cpuByGroup(stack: Stack): Map<number, { group: CpuGroup; seconds: number }> {
+  const out = new Map<number, { group: CpuGroup; seconds: number }>();
+  for (const [pid, { label, seconds }] of stackCpuSeconds(stack.pid, stack.port)) {
+    const group = groupOf(label);
+    if (group) out.set(pid, { group, seconds });
+  }
+  return out;
+}
+
+/**
+ * CPU ms per request by group between two readings. A process that started in between (a new
+ * Postgres backend) counts from 0; one that ended is lost, which undercounts by at most its share.
+ */
+export function cpuPerRequest(
+  before: ReturnType<typeof cpuByGroup>,
+  after: ReturnType<typeof cpuByGroup>,
+  requests: number,
+): DevRow["cpuMs"] {
+  const sums = Object.fromEntries(Object.keys(CPU_GROUPS).map((g) => [g, 0])) as Record<
+    CpuGroup,
+    number
+  >;
+  for (const [pid, { group, seconds }] of after)
+    sums[group] += seconds - (before.get(pid)?.seconds ?? 0);
+  const perRequest = (seconds: number) =>
+    requests > 0 ? round((seconds * 1000) / requests, 2) : Number.NaN;
+  const cpu = Object.fromEntries(
+    Object.entries(sums).map(([g, seconds]) => [g, perRequest(seconds)]),
+  ) as Record<CpuGroup, number>;
+  const total = perRequest(Object.values(sums).reduce((a, b) => a + b, 0));
+  return { ...cpu, total };
 }
 
 const TARGET = { read: 0.5, write: 0.3 } as const;
 
-async function runningStack(): Promise<string> {
+async function runningStack(): Promise<Stack> {
   let apiUrl: string;
+  let pid: number;
   try {
-    ({ apiUrl } = JSON.parse(await readFile(STACK_FILE, "utf8")) as { apiUrl: string });
+    ({ apiUrl, pid } = JSON.parse(await readFile(STACK_FILE, "utf8")) as {
+      apiUrl: string;
+      pid: number;
+    });
   } catch {
     throw new Error(`no running npm run dev (${STACK_FILE} is missing): start it first`);
   }
   const health = await fetch(`${apiUrl}/health`).catch(() => undefined);
   if (health?.status !== 200) throw new Error(`npm run dev at ${apiUrl} does not answer /health`);
-  return new URL(apiUrl).origin;
+  const url = new URL(apiUrl);
+  return { origin: url.origin, pid, port: Number(url.port) };
 }
 
 /** `npm run seed` (the same script); its last line is the JSON of the demo winery's ids. */
@@ -103,19 +176,27 @@ function fixtures(s: Record<string, unknown>): Fixtures {
   };
 }
 
-/** One route under load (cannon.ts, without a Worker process to read CPU from). */
-const loadRoute = (origin: string, route: BenchRoute, f: Fixtures, o: DevRatiosOptions) =>
-  load({
-    origin,
+/** One route under load (cannon.ts), with the stack's CPU per request by process group. */
+async function loadRoute(
+  stack: Stack,
+  route: BenchRoute,
+  f: Fixtures,
+  o: DevRatiosOptions,
+): Promise<LoadResult & { cpuMs: DevRow["cpuMs"] }> {
+  const before = cpuByGroup(stack);
+  const result = await load({
+    origin: stack.origin,
     connections: o.connections,
     seconds: o.seconds,
     request: (seq) => route.request(f, seq),
   });
+  return { ...result, cpuMs: cpuPerRequest(before, cpuByGroup(stack), result.requests) };
+}
 
 /** Runs the routes; true when every answer was a 2xx (targets are reported, not enforced). */
 export async function runDevRatios(o: DevRatiosOptions): Promise<boolean> {
-  const origin = await runningStack();
-  log(`npm run dev at ${origin}; running npm run seed`);
+  const stack = await runningStack();
+  log(`npm run dev at ${stack.origin}; running npm run seed`);
   const f = fixtures(await seed());
   const health = ROUTES.find((r) => r.id === "health");
   if (!health) throw new Error("the route table has no health entry");
@@ -126,11 +207,17 @@ export async function runDevRatios(o: DevRatiosOptions): Promise<boolean> {
   log(
     `${routes.length} routes, ${o.seconds} s each at ${o.connections} connections, health between`,
   );
-  let previousHealth = (await loadRoute(origin, health, f, o)).rps;
+  const healthRuns: DevRow["cpuMs"][] = [];
+  const loadHealth = async () => {
+    const run = await loadRoute(stack, health, f, o);
+    healthRuns.push(run.cpuMs);
+    return run.rps;
+  };
+  let previousHealth = await loadHealth();
   const rows: DevRow[] = [];
   for (const route of routes) {
-    const measured = await loadRoute(origin, route, f, o);
-    const nextHealth = (await loadRoute(origin, health, f, o)).rps;
+    const measured = await loadRoute(stack, route, f, o);
+    const nextHealth = await loadHealth();
     const healthRps = (previousHealth + nextHealth) / 2;
     previousHealth = nextHealth;
     const kind = route.kind as "read" | "write";
@@ -146,17 +233,33 @@ export async function runDevRatios(o: DevRatiosOptions): Promise<boolean> {
       ratio: round(measured.rps / healthRps, 2),
       target: TARGET[kind],
       non2xx: measured.non2xx,
+      cpuMs: measured.cpuMs,
     };
     rows.push(row);
     log(
-      `${row.id.padEnd(20)} ${String(row.rps).padStart(7)} req/s  x${row.ratio.toFixed(2)} of health (${row.healthRps})${row.non2xx ? `  non-2xx ${row.non2xx}` : ""}`,
+      `${row.id.padEnd(20)} ${String(row.rps).padStart(7)} req/s  x${row.ratio.toFixed(2)} of health (${row.healthRps})  CPU ${row.cpuMs.total} ms/req${row.non2xx ? `  non-2xx ${row.non2xx}` : ""}`,
     );
   }
-  await report(rows, o, loadBefore);
+  await report(rows, medianCpu(healthRuns), o, loadBefore);
   return rows.every((r) => r.non2xx === 0);
 }
 
-async function report(rows: DevRow[], o: DevRatiosOptions, loadBefore: number) {
+/** Health's CPU by group: the median of its runs, group by group. */
+function medianCpu(runs: DevRow["cpuMs"][]): DevRow["cpuMs"] {
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  };
+  const keys = [...Object.keys(CPU_GROUPS), "total"] as (CpuGroup | "total")[];
+  return Object.fromEntries(keys.map((k) => [k, median(runs.map((r) => r[k]))])) as DevRow["cpuMs"];
+}
+
+async function report(
+  rows: DevRow[],
+  healthCpu: DevRow["cpuMs"],
+  o: DevRatiosOptions,
+  loadBefore: number,
+) {
   const at = new Date();
   const stamp = at
     .toISOString()
@@ -172,7 +275,10 @@ async function report(rows: DevRow[], o: DevRatiosOptions, loadBefore: number) {
     loadAverageAfter: round(loadavg()[0] ?? 0, 2),
     seconds: o.seconds,
     connections: o.connections,
+    healthCpuMs: healthCpu,
   };
+  const groups = Object.keys(CPU_GROUPS) as CpuGroup[];
+  const cpuCells = (c: DevRow["cpuMs"]) => [...groups.map((g) => c[g]), c.total].join(" | ");
   const lines = [
     `# Bench ${meta.at} (dev: npm run dev)`,
     "",
@@ -184,6 +290,15 @@ async function report(rows: DevRow[], o: DevRatiosOptions, loadBefore: number) {
       (r) =>
         `| ${r.id} | \`${r.method} ${r.path}\` | ${r.kind} | ${r.rps} | ${r.p50Ms} | ${r.p99Ms} | ${r.healthRps} | ${r.ratio} | >= ${r.target}: ${r.ratio >= (r.target ?? 0) ? "yes" : "**no**"} | ${r.non2xx} |`,
     ),
+    "",
+    "## CPU per request by process",
+    "",
+    `ms of CPU (user + system, from /proc) per request over each route's window, by process of the stack; health is the median of its ${o.seconds} s runs. Every request crosses the first three; the others only with a database query. Postgres is counted when it is the embedded one.`,
+    "",
+    `| route | ${groups.map((g) => CPU_GROUPS[g]).join(" | ")} | total |`,
+    `|---|${groups.map(() => "--:").join("|")}|--:|`,
+    `| health | ${cpuCells(healthCpu)} |`,
+    ...rows.map((r) => `| ${r.id} | ${cpuCells(r.cpuMs)} |`),
     "",
   ];
   await mkdir(o.resultsDir, { recursive: true });

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { cpuPerRequest, groupOf } from "../../scripts/bench/dev-ratios";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
@@ -70,5 +71,37 @@ describe("npm run bench", () => {
     } finally {
       await rm(empty, { recursive: true, force: true });
     }
+  });
+});
+
+describe("bench --dev's CPU by process", () => {
+  it("groups the stack's processes and sums a group's CPU per request, Postgres backends included", () => {
+    expect(groupOf("workerd (the Worker)")).toBe("worker");
+    expect(groupOf("workerd (wrangler's proxy)")).toBe("proxy");
+    expect(groupOf("wrangler (node)")).toBe("wrangler");
+    expect(groupOf("dev.ts (database, Neon endpoints)")).toBe("devts");
+    expect(groupOf("postgres")).toBe("postgres");
+    expect(groupOf("esbuild")).toBeUndefined();
+
+    const before = new Map([
+      [1, { group: "worker" as const, seconds: 10 }],
+      [2, { group: "postgres" as const, seconds: 1 }],
+      [3, { group: "postgres" as const, seconds: 2 }],
+    ]);
+    const after = new Map([
+      [1, { group: "worker" as const, seconds: 11 }], // +1 s
+      [2, { group: "postgres" as const, seconds: 1.5 }], // +0.5 s
+      [3, { group: "postgres" as const, seconds: 2.25 }], // +0.25 s
+      [4, { group: "postgres" as const, seconds: 0.25 }], // a backend started in between: +0.25 s
+    ]);
+    expect(cpuPerRequest(before, after, 500)).toEqual({
+      worker: 2,
+      proxy: 0,
+      wrangler: 0,
+      devts: 0,
+      postgres: 2,
+      total: 4,
+    });
+    expect(cpuPerRequest(before, after, 0).total).toBeNaN();
   });
 });
