@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { type Faults, onProbe, onQueries, refusesConnections, setFaults } from "./faults";
+import { isStalePreparedStatement, statementName } from "./prepared-statements";
 import type { Stats } from "./stats";
 
 export interface NeonHttpServerOptions {
@@ -138,10 +139,12 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     return pool;
   }
 
-  async function run(client: pg.PoolClient, q: QueryInput) {
+  async function run(client: pg.PoolClient, q: QueryInput, prepare: boolean) {
     // queryMode 'extended' (see pg's Query.requiresPreparation) forces Parse/Bind/Execute even
     // without parameters, so several statements in one string fail with 42601 exactly as on Neon.
+    // A text the application repeats runs as a named prepared statement (prepared-statements.ts).
     const config: pg.QueryArrayConfig & { queryMode: "extended" } = {
+      name: prepare ? statementName(client, q.query) : undefined,
       text: q.query,
       values: q.params,
       rowMode: "array",
@@ -181,7 +184,9 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       // must not go back to the pool.
       const fatal =
         err instanceof pg.DatabaseError && (err.severity === "FATAL" || err.severity === "PANIC");
-      if (!(err instanceof pg.DatabaseError) || fatal) broken = err as Error;
+      // Nor one holding a prepared statement that can no longer run (its names die with it).
+      if (!(err instanceof pg.DatabaseError) || fatal || isStalePreparedStatement(err))
+        broken = err as Error;
       throw err;
     } finally {
       client.off("error", onError);
@@ -193,6 +198,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     client: pg.PoolClient,
     queries: QueryInput[],
     headers: IncomingMessage["headers"],
+    prepare: boolean,
   ) {
     const level = headers["neon-batch-isolation-level"];
     let begin = "BEGIN";
@@ -206,7 +212,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     await client.query(begin);
     try {
       const results = [];
-      for (const q of queries) results.push(await run(client, q));
+      for (const q of queries) results.push(await run(client, q, prepare));
       await client.query("COMMIT");
       return { results };
     } catch (err) {
@@ -255,14 +261,35 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       const { queries } = body as { queries: unknown };
       if (!Array.isArray(queries)) throw new BadRequest("queries must be an array");
       const inputs = queries.map(toQueryInput);
-      return [200, await withClient(pool, (c) => batch(c, inputs, req.headers))];
+      return [
+        200,
+        await onFreshIfStale(pool, (c, prepare) => batch(c, inputs, req.headers, prepare)),
+      ];
     }
     const input = toQueryInput(body);
     if (isKeyLookup(input.query)) {
       stats.httpRequests--; // counted on arrival; see Stats.keyLookups
       stats.keyLookups++;
     }
-    return [200, await withClient(pool, (c) => run(c, input))];
+    return [200, await onFreshIfStale(pool, (c, prepare) => run(c, input, prepare))];
+  }
+
+  /**
+   * Runs `fn` with prepared statements; if one of them went stale (a migration changed what it
+   * returns), once more unprepared. The failed attempt ran nothing: a batch's transaction rolled
+   * back, and withClient has closed the connection that held the stale statement.
+   */
+  async function onFreshIfStale<T>(
+    pool: pg.Pool,
+    fn: (c: pg.PoolClient, prepare: boolean) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await withClient(pool, (c) => fn(c, true));
+    } catch (err) {
+      if (!isStalePreparedStatement(err)) throw err;
+      log("neon-http: a prepared statement went stale (schema change); retried unprepared");
+      return withClient(pool, (c) => fn(c, false));
+    }
   }
 
   async function applyFaults(req: IncomingMessage): Promise<[number, unknown]> {
