@@ -127,6 +127,11 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       pool = new pg.Pool({
         connectionString: key,
         application_name: "neon-local-http",
+        // Prepared statements (prepared-statements.ts) save the parsing, never the plan: each run
+        // is planned for its own values, as an unnamed statement is. A generic plan, which
+        // Postgres would pick after five runs when it looks as cheap, cannot see the values and
+        // made E10 several times slower on the bench's generated catalogue.
+        options: "-c plan_cache_mode=force_custom_plan",
         connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
         idleTimeoutMillis: 10_000,
         max: 20,

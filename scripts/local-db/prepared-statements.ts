@@ -1,10 +1,11 @@
 // Which SQL-over-HTTP statements the local endpoint runs as named prepared statements.
 //
 // Every query Neon's HTTP driver sends is one text with $n parameters, and an application sends the
-// same few texts over and over. Postgres parses, analyses and plans an unnamed statement on every
-// call; a named one is parsed once per connection (node-postgres then sends only Bind/Execute) and,
-// after five runs, planned once if the generic plan is as cheap (plan_cache_mode auto). Measured on
-// the dev stack's E1 (four statements in a transaction): 4.9 -> 3.0 ms of Postgres CPU per import.
+// same few texts over and over. Postgres parses and analyses an unnamed statement on every call; a
+// named one is parsed once per connection (node-postgres then sends only Bind/Execute). Planning
+// still happens on every run, for the run's values: the endpoint's connections set
+// plan_cache_mode=force_custom_plan, because the generic plan Postgres would otherwise switch to
+// after five runs cannot see the values (it made E10 several times slower on the bench's data).
 //
 // Bounded, because each prepared statement holds memory in its backend for the connection's life:
 // - a text is named only from its second sighting, so one-off texts (a list with a filter nobody

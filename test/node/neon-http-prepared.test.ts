@@ -53,6 +53,10 @@ describe("prepared statements behind the SQL-over-HTTP endpoint", () => {
     expect(await preparedTexts()).toContain(text);
   });
 
+  it("plans every run for its own values (never a generic plan that cannot see them)", async () => {
+    expect((await query("show plan_cache_mode")).body.rows).toEqual([["force_custom_plan"]]);
+  });
+
   it("never prepares a text run once", async () => {
     const text = "select 42 as once /* one-off */";
     expect((await query(text)).body.rows).toEqual([["42"]]);
