@@ -14,14 +14,6 @@ type Statements = readonly [BatchItem<"pg">, ...BatchItem<"pg">[]];
  * `build` receives the handle the statements must be built on. Writes whose later statements need
  * an earlier one's result use `Database.transaction` instead.
  */
-/**
- * The rows of an `execute` result in a batch or transaction: the Neon HTTP driver's batch answers
- * the rows array itself, node-postgres and a transaction's execute a result holding `rows`.
- */
-export function rowsOf<R>(result: unknown): R[] {
-  return Array.isArray(result) ? (result as R[]) : (result as { rows: R[] }).rows;
-}
-
 export async function runAtomically<T extends Statements>(
   db: AnyDb,
   build: (db: AnyDb) => T,
@@ -35,4 +27,12 @@ export async function runAtomically<T extends Statements>(
     for (const statement of build(tx)) results.push(await statement);
     return results as BatchResponse<T>;
   });
+}
+
+/**
+ * The rows of an `execute` result in a batch or transaction: the Neon HTTP driver's batch answers
+ * the rows array itself, node-postgres and a transaction's execute a result holding `rows`.
+ */
+export function rowsOf<R>(result: unknown): R[] {
+  return Array.isArray(result) ? (result as R[]) : (result as { rows: R[] }).rows;
 }
