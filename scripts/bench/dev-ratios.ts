@@ -23,7 +23,7 @@ import { join, resolve } from "node:path";
 import { STACK_FILE } from "../commands/lib/paths";
 import { type LoadResult, load } from "./cannon";
 import { gitState, log, round } from "./common";
-import { stackCpuSeconds } from "./proc";
+import { STACK_LABELS, stackCpuSeconds } from "./proc";
 import { type BenchRoute, type Fixtures, ROUTES } from "./routes";
 
 export interface DevRatiosOptions {
@@ -59,13 +59,11 @@ const CPU_GROUPS = {
 } as const;
 type CpuGroup = keyof typeof CPU_GROUPS;
 
+/** A process's group from proc.ts's label; Postgres's processes are labelled by their comm. */
 export function groupOf(label: string): CpuGroup | undefined {
-  if (label === "workerd (the Worker)") return "worker";
-  if (label === "workerd (wrangler's proxy)") return "proxy";
-  if (label === "wrangler (node)") return "wrangler";
-  if (label.startsWith("dev.ts")) return "devts";
   if (label === "postgres") return "postgres";
-  return undefined;
+  const own = Object.entries(STACK_LABELS).find(([, l]) => l === label)?.[0];
+  return own as CpuGroup | undefined;
 }
 
 interface Stack {

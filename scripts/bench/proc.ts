@@ -163,6 +163,14 @@ function ticksPerSecond(): number {
   return clockTicks;
 }
 
+/** The labels labelOf gives the stack's own processes (any other is labelled by its comm). */
+export const STACK_LABELS = {
+  worker: "workerd (the Worker)",
+  proxy: "workerd (wrangler's proxy)",
+  devts: "dev.ts (database, Neon endpoints)",
+  wrangler: "wrangler (node)",
+} as const;
+
 /** What a process of the stack is, for the CPU breakdown. */
 function labelOf(pid: number, publicPort: number): string {
   const comm = read(`/proc/${pid}/comm`)?.trim() ?? "";
@@ -171,10 +179,10 @@ function labelOf(pid: number, publicPort: number): string {
     const proxy = args.some(
       (a) => a.startsWith("--socket-addr=entry=") && a.endsWith(`:${publicPort}`),
     );
-    return proxy ? "workerd (wrangler's proxy)" : "workerd (the Worker)";
+    return proxy ? STACK_LABELS.proxy : STACK_LABELS.worker;
   }
-  if (args.some((a) => a.endsWith("commands/dev.ts"))) return "dev.ts (database, Neon endpoints)";
-  if (args.some((a) => a.includes("wrangler"))) return "wrangler (node)";
+  if (args.some((a) => a.endsWith("commands/dev.ts"))) return STACK_LABELS.devts;
+  if (args.some((a) => a.includes("wrangler"))) return STACK_LABELS.wrangler;
   return comm || "other";
 }
 
