@@ -31,6 +31,11 @@ table); --quick about 4 minutes.
                          E17 (5).
   --only <ids>           Only these routes (comma-separated ids, e.g. E10,E20), health always.
   --results <dir>        Where the report goes (bench/results).
+  --profile              Also take a CPU profile of the Worker's isolate over each route's measured
+                         run (workerd's inspector): <time>-profiles/<route>.cpuprofile beside the
+                         report (open in Chrome DevTools), each route's top functions by self time
+                         in the log and the report. The profiler's own cost is in that run's CPU
+                         figures, so compare them only with runs that also profiled.
 
   --dev                  Instead, the ratios a user of the dev stack sees: requests/s of every route
                          relative to health against the running \`npm run dev\` (start it first),
@@ -81,6 +86,7 @@ function parse() {
         "export-contacts": { type: "string" },
         "max-growth": { type: "string" },
         heap: { type: "boolean" },
+        profile: { type: "boolean" },
         results: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -127,13 +133,13 @@ const soakOnly = ["target", "baseline", "sample", "export-contacts", "max-growth
   (k) => args[k as keyof typeof args] !== undefined,
 );
 if (!args.soak && soakOnly.length > 0) usageError(`--${soakOnly[0]} needs --soak`);
-const benchOnly = ["quick", "rows", "only"].filter(
+const benchOnly = ["quick", "rows", "only", "profile"].filter(
   (k) => args[k as keyof typeof args] !== undefined,
 );
 if (args.soak && benchOnly.length > 0) usageError(`--${benchOnly[0]} does not apply to --soak`);
 if (args.dev && args.soak) usageError("--dev and --soak are two different runs");
-if (args.dev && (args.quick !== undefined || args.rows !== undefined))
-  usageError(`--${args.quick !== undefined ? "quick" : "rows"} does not apply to --dev`);
+const notDev = ["quick", "rows", "profile"].find((k) => args[k as keyof typeof args] !== undefined);
+if (args.dev && notDev) usageError(`--${notDev} does not apply to --dev`);
 const target = args.target ?? "workerd";
 if (target !== "workerd" && target !== "dev") usageError("--target is workerd or dev");
 /** --soak's defaults per target: wrangler dev levels off later than the bundled Worker alone. */
@@ -193,6 +199,7 @@ const run = args.dev
           steadySeconds: quick ? 20 : 120,
           only: args.only ? args.only.split(",").map((v) => v.trim()) : [],
           resultsDir: args.results ?? "bench/results",
+          profile: args.profile ?? false,
         };
         const { runBench } = await import("./bench/run");
         return runBench(options);

@@ -31,3 +31,6 @@ export function gitState(): GitState | undefined {
     return undefined;
   }
 }
+
+/** An ISO time as the results' file names have it: 2026-11-26T12:00:00.000Z -> 20261126T120000. */
+export const stampOf = (iso: string) => iso.replace(/[-:]/g, "").replace(/\.\d+Z$/, "");

@@ -22,7 +22,7 @@ import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { STACK_FILE } from "../commands/lib/paths";
 import { type LoadResult, load } from "./cannon";
-import { gitState, log, round } from "./common";
+import { gitState, log, round, stampOf } from "./common";
 import { STACK_LABELS, stackCpuSeconds } from "./proc";
 import { type BenchRoute, type Fixtures, ROUTES } from "./routes";
 
@@ -259,10 +259,7 @@ async function report(
   loadBefore: number,
 ) {
   const at = new Date();
-  const stamp = at
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "");
+  const stamp = stampOf(at.toISOString());
   const git = gitState();
   const meta = {
     at: at.toISOString(),

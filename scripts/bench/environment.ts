@@ -68,7 +68,10 @@ export async function stopAllEnvironments(): Promise<void> {
 }
 
 /** Starts everything; on failure stops what was started. */
-export async function startEnvironment(log: Log): Promise<Environment> {
+export async function startEnvironment(
+  log: Log,
+  options: { inspector?: boolean } = {},
+): Promise<Environment> {
   const cleanups: (() => Promise<void>)[] = [];
   const stop = async () => {
     running.delete(stop);
@@ -96,6 +99,7 @@ export async function startEnvironment(log: Log): Promise<Environment> {
       },
       compatibilityDate: "2026-10-01",
       compatibilityFlags: ["nodejs_compat"],
+      inspector: options.inspector ?? false,
     });
     cleanups.push(() => worker.stop());
     log(

@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { GitState } from "./common";
+import { type GitState, stampOf } from "./common";
 
 export interface RouteRow {
   id: string;
@@ -40,6 +40,8 @@ export interface BenchRecord {
   /** CPU the idle workerd used, taken off every route's CPU per request. */
   idleWorkerdCpuMsPerSecond?: number;
   routes: RouteRow[];
+  /** --profile: where the .cpuprofile files are, and each route's top functions by self time. */
+  profiles?: { dir: string; routes: Record<string, string[]> };
   notMeasured: string[];
   scaling: {
     smallRows: number;
@@ -174,7 +176,7 @@ ${
         .map((x) => `${x.id} (\`${x.operation}\`: ${x.skipped})`)
         .join("; ")}\n`
     : ""
-}${r.notMeasured.length ? `\nIn the OpenAPI document but without a bench entry: ${r.notMeasured.map((o) => `\`${o}\``).join(", ")}\n` : ""}
+}${r.notMeasured.length ? `\nIn the OpenAPI document but without a bench entry: ${r.notMeasured.map((o) => `\`${o}\``).join(", ")}\n` : ""}${profilesSection(r)}
 ## Scaling
 
 p50 with one connection (${r.settings.scaleSeconds} s per route) when each scaled table holds ${fmt(s.smallRows)} and ${fmt(s.largeRows)} rows, spread over ${fmt(s.wineries)} wineries; the measured winery holds the same rows at both sizes (${Object.entries(
@@ -221,9 +223,26 @@ Time: ${Object.entries(r.timings)
 `;
 }
 
+/** --profile's section: the CPU figures above include the profiler's own cost. */
+function profilesSection(r: BenchRecord): string {
+  if (!r.profiles) return "";
+  const rows = Object.entries(r.profiles.routes).map(
+    ([id, top]) => `| ${id} | ${top.slice(0, 6).join("; ")} |`,
+  );
+  return `
+## CPU profiles
+
+Sampled every 200 µs through workerd's inspector over each route's measured run (the CPU figures above include the profiler's cost: compare them only with profiled runs). Files: \`${r.profiles.dir}/<route>.cpuprofile\` (Chrome DevTools, Performance panel). Top functions by self time, as a share of all samples (idle and garbage collection included):
+
+| route | self time |
+|---|---|
+${rows.join("\n")}
+`;
+}
+
 export async function writeReport(r: BenchRecord, dir: string): Promise<string> {
   await mkdir(dir, { recursive: true });
-  const stamp = r.at.replace(/[-:]/g, "").replace(/\.\d+Z$/, "");
+  const stamp = stampOf(r.at);
   const base = join(dir, `${stamp}-${r.mode}`);
   const chartFile = `${stamp}-${r.mode}.svg`;
   const md = markdown(r, chartFile);

@@ -13,15 +13,18 @@
  *
  * The report goes to bench/results/<time>.{md,json,svg} (report.ts).
  */
+import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import * as schema from "../../src/db/schema";
 import { seedDemo } from "../commands/lib/seed-data";
 import { idleCpuRate, type LoadResult, load, nextSeq, round } from "./cannon";
-import { gitState, log, seconds } from "./common";
+import { gitState, log, seconds, stampOf } from "./common";
 import { type Environment, startEnvironment } from "./environment";
 import { type ExportRun, runExport } from "./export";
 import { Generator } from "./generate";
+import { cpuProfileOf, findInspectorUrl, openCdpSession, topSelfTime } from "./inspector";
 import { cpuSecondsOf, memoryOf } from "./proc";
 import { type BenchRecord, type RouteRow, writeReport } from "./report";
 import { type BenchRoute, documentedOperations, type Fixtures, ROUTES } from "./routes";
@@ -44,6 +47,8 @@ export interface BenchOptions {
   /** Route ids to measure (all when empty). */
   only: string[];
   resultsDir: string;
+  /** A CPU profile of the Worker's isolate over each route's measured run (inspector.ts). */
+  profile: boolean;
 }
 
 /** The measured winery's rows in each scaled table (the same at every scale). */
@@ -127,6 +132,28 @@ async function fillTo(gen: Generator, rows: number, measuredWineryId: string | u
 }
 
 /**
+ * --profile: a DevTools session on the Worker's workerd; profile(id, during) samples the isolate
+ * while `during` runs, writes <dir>/<id>.cpuprofile and answers the top functions by self time.
+ */
+async function openProfiler(env: Environment, resultsDir: string) {
+  const url = await findInspectorUrl(env.worker.pid, env.worker.port);
+  if (!url) throw new Error("--profile: workerd's inspector was not found");
+  const session = await openCdpSession(url);
+  const dir = join(resultsDir, `${stampOf(new Date().toISOString())}-profiles`);
+  await mkdir(dir, { recursive: true });
+  log(`CPU profiles of each route's measured run go to ${dir}`);
+  return {
+    dir,
+    async profile<T>(id: string, during: () => Promise<T>) {
+      const { profile, result } = await cpuProfileOf(session, during);
+      const file = `${id.replace(/[^A-Za-z0-9]+/g, "-")}.cpuprofile`;
+      await writeFile(join(dir, file), JSON.stringify(profile));
+      return { top: topSelfTime(profile), result };
+    },
+  };
+}
+
+/**
  * One request of the route: its status and the database round trips it made. Sent twice, counted
  * the second time: the first request with an API key also looks the key up (then cached), which
  * is not the route's work.
@@ -141,11 +168,12 @@ async function probe(env: Environment, route: BenchRoute, f: Fixtures) {
       ...(r.body !== undefined && { body: r.body }),
     });
     const text = await res.text();
-    return { status: res.status, roundTrips: await env.roundTrips(), text };
+    const policy = res.headers.get("RateLimit-Policy");
+    return { status: res.status, roundTrips: await env.roundTrips(), text, policy };
   };
   await send();
-  const { status, roundTrips, text } = await send();
-  return { status, roundTrips, sample: status < 300 ? undefined : text.slice(0, 300) };
+  const { status, roundTrips, text, policy } = await send();
+  return { status, roundTrips, policy, sample: status < 300 ? undefined : text.slice(0, 300) };
 }
 
 export async function runBench(o: BenchOptions): Promise<boolean> {
@@ -155,7 +183,7 @@ export async function runBench(o: BenchOptions): Promise<boolean> {
   log(
     `node ${process.version}, ${cpus().length} CPUs, load average ${loadBefore.map((l) => l.toFixed(2)).join(" ")}; ${o.connections} connections, ${o.seconds} s per route (+${o.warmupSeconds} s warm-up)`,
   );
-  const env = await startEnvironment(log);
+  const env = await startEnvironment(log, { inspector: o.profile });
   const pid = env.worker.pid;
   const gen = Generator.open(env.db.connectionString, log);
   const timings: Record<string, number> = {};
@@ -201,7 +229,7 @@ export async function runBench(o: BenchOptions): Promise<boolean> {
       const p = await probe(env, route, f);
       probes.set(route, p);
       log(
-        `${route.id.padEnd(20)} ${p.status}, ${p.roundTrips} round trip(s)${p.sample ? `: ${p.sample}` : ""}`,
+        `${route.id.padEnd(20)} ${p.status}, ${p.roundTrips} round trip(s)${p.policy ? `, RateLimit-Policy ${p.policy}` : ""}${p.sample ? `: ${p.sample}` : ""}`,
       );
     }
     timings.roundTripSeconds = seconds(t);
@@ -212,11 +240,25 @@ export async function runBench(o: BenchOptions): Promise<boolean> {
     log(
       `idle workerd uses ${round(idleRate * 1000, 1)} ms of CPU per second (taken off each route's CPU)`,
     );
-    const run = async (route: BenchRoute, connections = o.connections, secs = o.seconds) => {
+    const profiler = o.profile ? await openProfiler(env, o.resultsDir) : undefined;
+    const profiles: Record<string, string[]> = {};
+    // The per-route runs are profiled (--profile); the scaling runs, with one connection, are not.
+    const run = async (
+      route: BenchRoute,
+      connections = o.connections,
+      secs = o.seconds,
+      profiled = true,
+    ) => {
       const common = { origin: env.origin, connections, workerPid: pid, idleCpuRate: idleRate };
       if (o.warmupSeconds > 0)
         await load({ ...common, seconds: o.warmupSeconds, request: (s) => route.request(f, s) });
-      return load({ ...common, seconds: secs, request: (s) => route.request(f, s) });
+      const measured = () =>
+        load({ ...common, seconds: secs, request: (s) => route.request(f, s) });
+      if (!profiler || !profiled || route.kind === "baseline") return measured();
+      const { top, result } = await profiler.profile(route.id, measured);
+      profiles[route.id] = top;
+      log(`${route.id.padEnd(20)}  self time: ${top.slice(0, 5).join("; ")}`);
+      return result;
     };
     const health = active.find((r) => r.kind === "baseline");
     if (!health) throw new Error("no health route");
@@ -290,7 +332,7 @@ export async function runBench(o: BenchOptions): Promise<boolean> {
     const scaleRun = async () => {
       const out: Record<string, number> = {};
       for (const route of scaled) {
-        const r = await run(route, 1, o.scaleSeconds);
+        const r = await run(route, 1, o.scaleSeconds, false);
         out[route.id] = r.p50Ms;
         log(`scaling ${route.id}: p50 ${r.p50Ms} ms (${r.requests} requests)`);
       }
@@ -433,6 +475,7 @@ export async function runBench(o: BenchOptions): Promise<boolean> {
       health: { rps: healthRps, cpuMsPerRequest: healthCpu, runs: healthRuns.map((h) => h.rps) },
       idleWorkerdCpuMsPerSecond: round(idleRate * 1000, 2),
       routes: rows,
+      ...(profiler && { profiles: { dir: profiler.dir, routes: profiles } }),
       notMeasured,
       scaling,
       catalogue: { products: o.catalogueProducts, runs: catalogueRuns },

@@ -6,13 +6,18 @@
  *
  * The IDEMPOTENCY KV namespace is a small in-memory stand-in (a second worker in the same process,
  * answering workerd's KV binding protocol: GET, PUT and DELETE of /<key>), enough for E1's replay
- * cache.
+ * cache. The rate limiting bindings of wrangler.toml (one per tier of rate-limit-tiers.ts, which
+ * test/node/rate-limit-tiers.test.ts keeps equal to wrangler.toml) are in-memory counters too
+ * (RATE_LIMIT_MODULE), so that every versioned request runs its limit() call and carries its
+ * RateLimit-Policy header, as deployed; without them the middleware would let it through unlimited
+ * (fail open) and the bench would measure a path production never takes.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { RATE_LIMIT_TIERS } from "../../src/services/auth/rate-limit-tiers";
 
 const execFileAsync = promisify(execFile);
 
@@ -48,6 +53,43 @@ export default {
   },
 };`;
 
+const capnpString = (value: string) => JSON.stringify(value);
+
+/**
+ * The rate limiting binding's API (limit({ key }) -> { success }) over a fixed window of `period`
+ * seconds per key, counted in the isolate. Cloudflare's binding counts per location, in a cache on
+ * the machine that runs the Worker, so its cost is of this kind; Miniflare's emulation (wrangler
+ * dev) instead crosses an entry worker and a Durable Object that writes SQLite on every call.
+ * workerd calls the factory once per isolate with the inner bindings (limit, period).
+ */
+export const RATE_LIMIT_MODULE = `export default function ({ limit, period }) {
+  const windows = new Map();
+  return {
+    async limit({ key }) {
+      const epoch = Math.floor(Date.now() / (period * 1000));
+      const window = windows.get(key);
+      if (window === undefined || window.epoch !== epoch) {
+        if (windows.size >= 10000) windows.clear();
+        windows.set(key, { epoch, count: 1 });
+        return { success: true };
+      }
+      if (window.count >= limit) return { success: false };
+      window.count++;
+      return { success: true };
+    },
+  };
+}`;
+
+const RATE_LIMIT_MODULE_NAME = "bench-internal:ratelimit";
+
+/** The `[[ratelimits]]` bindings of wrangler.toml, as wrapped bindings over RATE_LIMIT_MODULE. */
+export function rateLimitBindings(): string[] {
+  return Object.values(RATE_LIMIT_TIERS).map(
+    ({ binding, limit, period }) =>
+      `(name = ${capnpString(binding)}, wrapped = (moduleName = ${capnpString(RATE_LIMIT_MODULE_NAME)}, innerBindings = [(name = "limit", json = "${limit}"), (name = "period", json = "${period}")]))`,
+  );
+}
+
 /** The workerd binary of the project's wrangler (the same version `wrangler dev` runs). */
 function workerdBinary(appDir: string): string {
   const require = createRequire(join(appDir, "package.json"));
@@ -56,8 +98,6 @@ function workerdBinary(appDir: string): string {
   });
   return join(pkg, "..", "bin", "workerd");
 }
-
-const capnpString = (value: string) => JSON.stringify(value);
 
 export async function startPlainWorkerd(o: PlainWorkerdOptions): Promise<PlainWorkerd> {
   await execFileAsync("wrangler", ["deploy", "--dry-run", "--outdir", o.outDir], {
@@ -68,6 +108,7 @@ export async function startPlainWorkerd(o: PlainWorkerdOptions): Promise<PlainWo
     .map(([name, text]) => `(name = ${capnpString(name)}, text = ${capnpString(text)})`)
     .join(", ");
   await writeFile(join(o.outDir, "kv.js"), KV_WORKER);
+  await writeFile(join(o.outDir, "ratelimit.js"), RATE_LIMIT_MODULE);
   const config = join(o.outDir, "workerd.capnp");
   await writeFile(
     config,
@@ -79,12 +120,13 @@ const config :Workerd.Config = (
     (name = "kv", worker = (modules = [(name = "kv.js", esModule = embed "kv.js")], compatibilityDate = "2024-01-01")),
   ],
   sockets = [(name = "http", address = "127.0.0.1:${o.port}", http = (), service = "main")],
+  extensions = [(modules = [(name = ${capnpString(RATE_LIMIT_MODULE_NAME)}, internal = true, esModule = embed "ratelimit.js")])],
 );
 const app :Workerd.Worker = (
   modules = [(name = "index.js", esModule = embed "index.js")],
   compatibilityDate = ${capnpString(o.compatibilityDate)},
   compatibilityFlags = [${o.compatibilityFlags.map(capnpString).join(", ")}],
-  bindings = [${bindings}, (name = "IDEMPOTENCY", kvNamespace = "kv")],
+  bindings = [${[bindings, '(name = "IDEMPOTENCY", kvNamespace = "kv")', ...rateLimitBindings()].join(", ")}],
   globalOutbound = "internet",
 );
 `,

@@ -5,8 +5,10 @@ import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { cpuPerRequest, groupOf } from "../../scripts/bench/dev-ratios";
+import { RATE_LIMIT_MODULE, rateLimitBindings } from "../../scripts/bench/workerd";
+import { RATE_LIMIT_TIERS } from "../../src/services/auth/rate-limit-tiers";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
@@ -103,5 +105,47 @@ describe("bench --dev's CPU by process", () => {
       total: 4,
     });
     expect(cpuPerRequest(before, after, 0).total).toBeNaN();
+  });
+});
+
+describe("the bench Worker's rate limiting bindings", () => {
+  type Limiter = { limit(o: { key: string }): Promise<{ success: boolean }> };
+  const load = async () =>
+    (
+      (await import(`data:text/javascript,${encodeURIComponent(RATE_LIMIT_MODULE)}`)) as {
+        default: (env: { limit: number; period: number }) => Limiter;
+      }
+    ).default;
+
+  it("count per key in windows of the period, as the binding's limit({ key }) answers", async () => {
+    vi.useFakeTimers({ now: 120_000, toFake: ["Date"] });
+    try {
+      const limiter = (await load())({ limit: 2, period: 60 });
+      const allowed = async (key: string) => (await limiter.limit({ key })).success;
+      expect([await allowed("a"), await allowed("a"), await allowed("a")]).toEqual([
+        true,
+        true,
+        false,
+      ]);
+      expect(await allowed("b")).toBe(true); // another key, another budget
+      vi.setSystemTime(179_999);
+      expect(await allowed("a")).toBe(false); // same window
+      vi.setSystemTime(180_000);
+      expect(await allowed("a")).toBe(true); // the next one
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("are one wrapped binding per tier, with the tier's limit and period", () => {
+    const bindings = rateLimitBindings();
+    expect(bindings).toHaveLength(Object.keys(RATE_LIMIT_TIERS).length);
+    for (const { binding, limit, period } of Object.values(RATE_LIMIT_TIERS)) {
+      expect(bindings).toContainEqual(
+        expect.stringContaining(
+          `(name = "${binding}", wrapped = (moduleName = "bench-internal:ratelimit", innerBindings = [(name = "limit", json = "${limit}"), (name = "period", json = "${period}")]))`,
+        ),
+      );
+    }
   });
 });
