@@ -99,12 +99,22 @@ export const ITEM_JSON_COLUMNS = [
 export const columnList = (columns: readonly string[], prefix = "") =>
   columns.map((c) => `${prefix}${toSnakeCase(c)}`).join(", ");
 
+/** Each column list's [key, column name] pairs, derived once (rowJson runs per order and item). */
+const columnNames = new WeakMap<readonly string[], readonly (readonly [string, string])[]>();
+
 /** Row values as the JSON object jsonb_populate_record reads (column names as keys). */
 export function rowJson(
   values: Record<string, unknown>,
   columns: readonly string[],
 ): Record<string, unknown> {
-  return Object.fromEntries(columns.map((c) => [toSnakeCase(c), values[c] ?? null]));
+  let names = columnNames.get(columns);
+  if (!names) {
+    names = columns.map((c) => [c, toSnakeCase(c)] as const);
+    columnNames.set(columns, names);
+  }
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of names) row[column] = values[key] ?? null;
+  return row;
 }
 
 /** Every value the import's statements bind (see importTemplates): the receipt's and three more. */
