@@ -141,6 +141,23 @@ describe("PUT/GET /v2/product-catalog/products/{id}: happy", () => {
     expect(second.files[0]?.url).toBe("https://cdn.example.com/new.jpg");
   });
 
+  it("replaces every field: one left out is stored as null, a flag left out takes its default", async () => {
+    const id = crypto.randomUUID();
+    const first = await putProduct(
+      tenant,
+      id,
+      wine({ weight: 1.5, unitsPerCase: 6, barcode: "8001234567890", showPos: false }),
+    );
+    expect(first.status).toBe(200);
+    const { weight: _, unitsPerCase: __, ...rest } = wine();
+    const response = await putProduct(tenant, id, rest);
+    expect(response.status).toBe(200);
+    const replaced = (await response.json()) as Product;
+    expect(replaced).toMatchObject({ weight: null, unitsPerCase: null, barcode: null });
+    expect(replaced.showPos).toBe(true);
+    expect(await (await getProduct(tenant, id)).json()).toEqual(replaced);
+  });
+
   it("assigns attribute values by text (created once) and by id", async () => {
     const code = `grape-${crypto.randomUUID().slice(0, 8)}`;
     const [attribute] = await testDb()

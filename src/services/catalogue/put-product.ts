@@ -4,7 +4,7 @@ import { postgresError } from "../../db/errors";
 import { products } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import { NotFoundError, ValidationError } from "../../lib/errors";
-import type { ProductInput } from "../../schemas/product-input";
+import { type ProductInput, ProductInputSchema } from "../../schemas/product-input";
 import { childStatements } from "./product-children";
 import { productJsonStatement } from "./product-json";
 
@@ -19,6 +19,20 @@ const PRODUCT_DEFAULTS = {
   showPos: true,
   showWebsite: true,
 };
+
+/** The body's children, written by childStatements rather than as columns of the product. */
+const CHILDREN = ["categories", "channels", "attributeAssignments", "metadata", "files"];
+
+/**
+ * Every column field of the body, each null: a PUT replaces the whole product, so a field the
+ * body leaves out is stored as null (a flag as its PRODUCT_DEFAULTS value), not kept from before.
+ * From the schema's keys, not the body's: Zod leaves an absent optional key out of its output.
+ */
+const ALL_NULL: Record<string, null> = Object.fromEntries(
+  Object.keys(ProductInputSchema.shape)
+    .filter((key) => key !== "wineryId" && !CHILDREN.includes(key))
+    .map((key) => [key, null]),
+);
 
 /**
  * PUT product: creates the product with this id, or replaces the winery's product with it, with
@@ -45,7 +59,7 @@ export async function putProduct(
     ...rest
   } = input;
   const fields = { ...rest, publishedAt: toDate(rest.publishedAt) };
-  const values = { ...nulls(fields), ...PRODUCT_DEFAULTS, ...defined(fields) };
+  const values = { ...ALL_NULL, ...PRODUCT_DEFAULTS, ...defined(fields) };
   let results: unknown[];
   try {
     results = await runAtomically(db, (h) => [
@@ -76,10 +90,6 @@ export async function putProduct(
 
 function toDate(value: string | null | undefined): Date | null | undefined {
   return value == null ? value : new Date(value);
-}
-
-function nulls<T extends object>(fields: T): { [K in keyof T]: null } {
-  return Object.fromEntries(Object.keys(fields).map((k) => [k, null])) as { [K in keyof T]: null };
 }
 
 function defined<T extends object>(fields: T): Partial<T> {
