@@ -1,5 +1,4 @@
-import { sql } from "drizzle-orm";
-import type { AnyDb } from "../../db/types";
+import { type SQL, sql } from "drizzle-orm";
 import type { ProductInput } from "../../schemas/product-input";
 
 type Children = Pick<
@@ -7,30 +6,55 @@ type Children = Pick<
   "categories" | "channels" | "attributeAssignments" | "metadata" | "files"
 >;
 
+/** The children's statements' parameters: the ids, and each list as one JSON text. */
+export const CHILD_PARAMS = [
+  "wineryId",
+  "productId",
+  "categories",
+  "channels",
+  "attributeAssignments",
+  "metadata",
+  "files",
+] as const;
+export type ChildParams = Record<(typeof CHILD_PARAMS)[number], unknown>;
+
+/** childTemplates' parameters for these children (each list as one JSON text). */
+export function childParams(wineryId: string, productId: string, c: Children): ChildParams {
+  return {
+    wineryId,
+    productId,
+    categories: JSON.stringify(
+      c.categories.map((cat) => ({ ...cat, priority: cat.priority ?? 0 })),
+    ),
+    channels: JSON.stringify(c.channels),
+    attributeAssignments: JSON.stringify(c.attributeAssignments),
+    metadata: JSON.stringify(c.metadata),
+    files: JSON.stringify(c.files),
+  };
+}
+
 /** Members of a file that are columns or answers, never kept in its free-form `data`. */
 const FILE_COLUMNS = "array['id', 'productId', 'displayOrder', 'flags', 'updatedAt']";
 
 /**
  * The statements that replace a product's children, to run in one batch after the product upsert.
- * They carry their rows as one jsonb parameter each, so an empty list is still a valid statement.
+ * They carry their rows as one jsonb parameter each, so an empty list is still a valid statement
+ * and the text is the same for any product (every value a parameter: see put-product.ts).
  * Files keep their ids: a file sent with the id of one of this product's files is updated in place
  * (E12 can keep addressing it), the product's files not sent are deleted, the rest are inserted.
  */
-export function childStatements(db: AnyDb, wineryId: string, productId: string, c: Children) {
-  const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
-  const categories = c.categories.map((cat) => ({
-    ...cat,
-    priority: cat.priority ?? 0,
-  }));
+export function childTemplates(p: ChildParams): SQL[] {
+  const { wineryId, productId } = p;
+  const json = (value: unknown) => sql`${value}::jsonb`;
   return [
-    db.execute(sql`
+    sql`
       insert into categories (id, winery_id, parent_category_id, name_en, name_it,
         name_translation_id, name_translations, description_translation_id,
         description_translations, priority)
       select r.id, ${wineryId}, r."parentCategoryId", r."nameEn", r."nameIt",
         r."nameTranslationId", r."nameTranslations", r."descriptionTranslationId",
         r."descriptionTranslations", r.priority
-      from jsonb_to_recordset(${json(categories)}) as r(id uuid, "parentCategoryId" uuid,
+      from jsonb_to_recordset(${json(p.categories)}) as r(id uuid, "parentCategoryId" uuid,
         "nameEn" text, "nameIt" text, "nameTranslationId" text, "nameTranslations" jsonb,
         "descriptionTranslationId" text, "descriptionTranslations" jsonb, priority int)
       on conflict (id) do update set
@@ -40,74 +64,74 @@ export function childStatements(db: AnyDb, wineryId: string, productId: string, 
         description_translation_id = excluded.description_translation_id,
         description_translations = excluded.description_translations,
         priority = excluded.priority, updated_at = now()
-      where categories.winery_id = excluded.winery_id`),
-    db.execute(sql`delete from product_categories
-      where product_id = ${productId} and winery_id = ${wineryId}`),
-    db.execute(sql`
+      where categories.winery_id = excluded.winery_id`,
+    sql`delete from product_categories
+      where product_id = ${productId} and winery_id = ${wineryId}`,
+    sql`
       insert into product_categories (winery_id, product_id, category_id)
       select ${wineryId}, ${productId}, r.id
-      from jsonb_to_recordset(${json(categories)}) as r(id uuid)`),
-    db.execute(sql`delete from product_channels
-      where product_id = ${productId} and winery_id = ${wineryId}`),
+      from jsonb_to_recordset(${json(p.categories)}) as r(id uuid)`,
+    sql`delete from product_channels
+      where product_id = ${productId} and winery_id = ${wineryId}`,
     // A channel of another winery finds no sales channel: the NOT NULL refuses the whole batch.
-    db.execute(sql`
+    sql`
       insert into product_channels (winery_id, product_id, winery_channel_id, active,
         max_units_per_order, price_cents)
       select ${wineryId}, ${productId}, s.id, coalesce(r.active, true), r."maxUnitsPerOrder",
         r."priceCents"
-      from jsonb_to_recordset(${json(c.channels)}) as r("wineryChannelId" uuid, active boolean,
+      from jsonb_to_recordset(${json(p.channels)}) as r("wineryChannelId" uuid, active boolean,
         "maxUnitsPerOrder" int, "priceCents" bigint)
-      left join sales_channels s on s.id = r."wineryChannelId" and s.winery_id = ${wineryId}`),
-    db.execute(sql`delete from product_attribute_assignments
-      where product_id = ${productId} and winery_id = ${wineryId}`),
+      left join sales_channels s on s.id = r."wineryChannelId" and s.winery_id = ${wineryId}`,
+    sql`delete from product_attribute_assignments
+      where product_id = ${productId} and winery_id = ${wineryId}`,
     // Values named by text are created on first use; the attribute's foreign key holds tenancy.
-    db.execute(sql`
+    sql`
       insert into attribute_values (winery_id, attribute_id, value)
       select ${wineryId}, r."attributeId", r.value
-      from jsonb_to_recordset(${json(c.attributeAssignments)}) as r("attributeId" bigint, value text)
+      from jsonb_to_recordset(${json(p.attributeAssignments)}) as r("attributeId" bigint, value text)
       where r.value is not null
-      on conflict (attribute_id, value) do nothing`),
-    db.execute(sql`
+      on conflict (attribute_id, value) do nothing`,
+    sql`
       insert into product_attribute_assignments (winery_id, product_id, attribute_id,
         attribute_value_id)
       select ${wineryId}, ${productId}, r."attributeId", coalesce(r."attributeValueId",
         (select v.id from attribute_values v
          where v.attribute_id = r."attributeId" and v.value = r.value))
-      from rows from (jsonb_to_recordset(${json(c.attributeAssignments)})
+      from rows from (jsonb_to_recordset(${json(p.attributeAssignments)})
         as ("attributeId" bigint, "attributeValueId" bigint, value text))
         with ordinality as r("attributeId", "attributeValueId", value, n)
-      order by r.n`),
-    db.execute(sql`delete from product_metadata
-      where product_id = ${productId} and winery_id = ${wineryId}`),
-    db.execute(sql`
+      order by r.n`,
+    sql`delete from product_metadata
+      where product_id = ${productId} and winery_id = ${wineryId}`,
+    sql`
       insert into product_metadata (winery_id, product_id, metadata_name, metadata_value, active,
         validity_from, validity_to)
       select ${wineryId}, ${productId}, r."metadataName", r."metadataValue",
         coalesce(r.active, true), r."validityFrom", r."validityTo"
-      from rows from (jsonb_to_recordset(${json(c.metadata)}) as ("metadataName" text,
+      from rows from (jsonb_to_recordset(${json(p.metadata)}) as ("metadataName" text,
         "metadataValue" text, active boolean, "validityFrom" date, "validityTo" date))
         with ordinality as r("metadataName", "metadataValue", active, "validityFrom",
         "validityTo", n)
-      order by r.n`),
-    db.execute(sql`
+      order by r.n`,
+    sql`
       delete from product_files
       where product_id = ${productId} and winery_id = ${wineryId}
-        and id not in (select (e->>'id')::bigint from jsonb_array_elements(${json(c.files)}) e
-                       where e->>'id' is not null)`),
-    db.execute(sql`
+        and id not in (select (e->>'id')::bigint from jsonb_array_elements(${json(p.files)}) e
+                       where e->>'id' is not null)`,
+    sql`
       update product_files f set display_order = coalesce((e->>'displayOrder')::int, 0),
         flags = e->>'flags', data = e - ${sql.raw(FILE_COLUMNS)}, updated_at = now()
-      from jsonb_array_elements(${json(c.files)}) e
+      from jsonb_array_elements(${json(p.files)}) e
       where f.id = (e->>'id')::bigint and f.product_id = ${productId}
-        and f.winery_id = ${wineryId}`),
-    db.execute(sql`
+        and f.winery_id = ${wineryId}`,
+    sql`
       insert into product_files (winery_id, product_id, display_order, flags, data)
       select ${wineryId}, ${productId}, coalesce((x.e->>'displayOrder')::int, 0), x.e->>'flags',
         x.e - ${sql.raw(FILE_COLUMNS)}
-      from jsonb_array_elements(${json(c.files)}) with ordinality as x(e, n)
+      from jsonb_array_elements(${json(p.files)}) with ordinality as x(e, n)
       where not exists (select 1 from product_files f
         where f.id = (x.e->>'id')::bigint and f.product_id = ${productId}
           and f.winery_id = ${wineryId})
-      order by x.n`),
-  ] as const;
+      order by x.n`,
+  ];
 }

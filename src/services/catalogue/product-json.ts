@@ -267,7 +267,7 @@ function productsStatement(
  * One statement answering `body`: the JSON text of one product of the winery (inactive ones too),
  * or no row. The same document as productsJsonRaw's elements, through correlated subqueries.
  */
-export function productJsonStatement(wineryId: string, productId: string): SQL {
+export function productJsonStatement(wineryId: unknown, productId: unknown): SQL {
   return sql`select ${sql.raw(SINGLE_PRODUCT_DOCUMENT)}::text as body
     from products p where p.winery_id = ${wineryId} and p.id = ${productId}`;
 }

@@ -1,11 +1,15 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
+import { toSnakeCase } from "drizzle-orm/casing";
+import { NeonHttpDatabase } from "drizzle-orm/neon-http";
 import { rowsOf, runAtomically } from "../../db/atomic";
+import type { HttpDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
-import { products } from "../../db/schema";
+import { columnList, rowJson } from "../../db/json-row";
+import { type RawStatement, rawBatch, renderedOnce } from "../../db/raw-batch";
 import type { AnyDb } from "../../db/types";
 import { NotFoundError, ValidationError } from "../../lib/errors";
 import { type ProductInput, ProductInputSchema } from "../../schemas/product-input";
-import { childStatements } from "./product-children";
+import { CHILD_PARAMS, type ChildParams, childParams, childTemplates } from "./product-children";
 import { productJsonStatement } from "./product-json";
 
 /** What PUT stores for a flag the body leaves out (a PUT replaces the whole product). */
@@ -34,6 +38,42 @@ const ALL_NULL: Record<string, null> = Object.fromEntries(
     .map((key) => [key, null]),
 );
 
+/** The product's columns that a PUT writes: every column field of the body. */
+const PRODUCT_COLUMNS = Object.keys(ALL_NULL);
+
+/** Every value PUT's statements bind: the children's, and the product row as one JSON text. */
+const PUT_PARAMS = [...CHILD_PARAMS, "product"] as const;
+type PutParams = ChildParams & { product: unknown };
+
+/**
+ * PUT's statements, of fixed text whatever the body (every value a parameter, the row as one
+ * jsonb parameter read by jsonb_populate_record): the upsert of the product, which updates only a
+ * row of this winery (setting every column, so a replace clears what the body left out), the
+ * children's (product-children.ts), and the stored product's document (GET's).
+ */
+function putTemplates(p: PutParams): SQL[] {
+  const set = PRODUCT_COLUMNS.map((c) => `${toSnakeCase(c)} = excluded.${toSnakeCase(c)}`);
+  return [
+    sql`insert into products (id, winery_id, ${sql.raw(columnList(PRODUCT_COLUMNS))})
+      select ${p.productId}, ${p.wineryId}, ${sql.raw(columnList(PRODUCT_COLUMNS, "r."))}
+      from jsonb_populate_record(null::products, ${p.product}::jsonb) r
+      on conflict (id) do update set ${sql.raw(set.join(", "))}, updated_at = now()
+      where products.winery_id = ${p.wineryId}`,
+    ...childTemplates(p),
+    productJsonStatement(p.wineryId, p.productId),
+  ];
+}
+
+/** putTemplates rendered once per isolate, statement by statement (renderedOnce). */
+let renderedPut: ((values: PutParams) => RawStatement)[] | undefined;
+
+function putStatements(p: PutParams): RawStatement[] {
+  renderedPut ??= putTemplates(p).map((_, i) =>
+    renderedOnce(PUT_PARAMS, (m) => putTemplates(m)[i] as SQL),
+  );
+  return renderedPut.map((render) => render(p));
+}
+
 /**
  * PUT product: creates the product with this id, or replaces the winery's product with it, with
  * its categories (upserted by id), channels, attribute assignments, metadata and files, and reads
@@ -60,31 +100,33 @@ export async function putProduct(
   } = input;
   const fields = { ...rest, publishedAt: toDate(rest.publishedAt) };
   const values = { ...ALL_NULL, ...PRODUCT_DEFAULTS, ...defined(fields) };
-  let results: unknown[];
+  const p: PutParams = {
+    ...childParams(wineryId, productId, {
+      categories,
+      channels,
+      attributeAssignments,
+      metadata,
+      files,
+    }),
+    product: JSON.stringify(rowJson(values, PRODUCT_COLUMNS)),
+  };
+  let body: unknown;
   try {
-    results = await runAtomically(db, (h) => [
-      h
-        .insert(products)
-        .values({ ...values, id: productId, wineryId })
-        .onConflictDoUpdate({
-          target: products.id,
-          set: { ...values, updatedAt: sql`now()` },
-          setWhere: sql`${products.wineryId} = ${wineryId}`,
-        }),
-      ...childStatements(h, wineryId, productId, {
-        categories,
-        channels,
-        attributeAssignments,
-        metadata,
-        files,
-      }),
-      h.execute(productJsonStatement(wineryId, productId)),
-    ]);
+    if (db instanceof NeonHttpDatabase) {
+      // One HTTP batch of fixed text: one round trip, one transaction.
+      body = (await rawBatch(db as HttpDb, putStatements(p))).at(-1)?.[0]?.body;
+    } else {
+      const [first, ...more] = putTemplates(p);
+      const results = await runAtomically(db, (h) => [
+        h.execute(first as SQL),
+        ...more.map((statement) => h.execute(statement)),
+      ]);
+      body = rowsOf<{ body?: unknown }>(results.at(-1))[0]?.body;
+    }
   } catch (error) {
     throw explain(error, productId) ?? error;
   }
-  const body = rowsOf<{ body: string }>(results.at(-1))[0]?.body;
-  if (!body) throw new NotFoundError("Product", productId);
+  if (typeof body !== "string") throw new NotFoundError("Product", productId);
   return body;
 }
 

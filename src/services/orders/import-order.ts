@@ -1,9 +1,9 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
-import { toSnakeCase } from "drizzle-orm/casing";
 import { NeonHttpDatabase } from "drizzle-orm/neon-http";
 import { rowsOf, runAtomically } from "../../db/atomic";
 import type { Database, HttpDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
+import { columnList, rowJson } from "../../db/json-row";
 import { rawBatch, renderedOnce } from "../../db/raw-batch";
 import { orders } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
@@ -94,28 +94,6 @@ export const ITEM_JSON_COLUMNS = [
   "unitPriceCents",
   "vatPercentage",
 ] as const;
-
-/** Column names (snake_case) for a statement's text, optionally qualified. */
-export const columnList = (columns: readonly string[], prefix = "") =>
-  columns.map((c) => `${prefix}${toSnakeCase(c)}`).join(", ");
-
-/** Each column list's [key, column name] pairs, derived once (rowJson runs per order and item). */
-const columnNames = new WeakMap<readonly string[], readonly (readonly [string, string])[]>();
-
-/** Row values as the JSON object jsonb_populate_record reads (column names as keys). */
-export function rowJson(
-  values: Record<string, unknown>,
-  columns: readonly string[],
-): Record<string, unknown> {
-  let names = columnNames.get(columns);
-  if (!names) {
-    names = columns.map((c) => [c, toSnakeCase(c)] as const);
-    columnNames.set(columns, names);
-  }
-  const row: Record<string, unknown> = {};
-  for (const [key, column] of names) row[column] = values[key] ?? null;
-  return row;
-}
 
 /** Every value the import's statements bind (see importTemplates): the receipt's and three more. */
 const IMPORT_PARAMS = [...RECEIPT_PARAMS, "apiChannelKey", "order", "items"] as const;

@@ -3,6 +3,7 @@ import { toSnakeCase } from "drizzle-orm/casing";
 import { NeonHttpDatabase } from "drizzle-orm/neon-http";
 import { rowsOf, runAtomically } from "../../db/atomic";
 import type { Database, HttpDb } from "../../db/client";
+import { columnList, rowJson } from "../../db/json-row";
 import { rawBatch, renderedOnce } from "../../db/raw-batch";
 import { orders } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
@@ -12,7 +13,7 @@ import {
   type IdempotentResult,
   runIdempotentlyInOneRequest,
 } from "../idempotency/idempotency";
-import { columnList, ITEM_JSON_COLUMNS, ORDER_JSON_COLUMNS, rowJson } from "./import-order";
+import { ITEM_JSON_COLUMNS, ORDER_JSON_COLUMNS } from "./import-order";
 import { itemValues, orderValues } from "./order-record";
 
 /** The upsert key and the owner of the order: a re-post never changes them. */
