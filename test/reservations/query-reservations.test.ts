@@ -1,7 +1,11 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { HttpDb } from "../../src/db/client";
 import type { Reservation } from "../../src/schemas/reservation-views";
-import { RESERVATION_BATCH_SIZE } from "../../src/services/reservations/query-reservations";
+import {
+  queryReservations as queryReservationsOf,
+  RESERVATION_BATCH_SIZE,
+} from "../../src/services/reservations/query-reservations";
 import { expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
 import { createExperience } from "../helpers/experiences";
@@ -122,6 +126,30 @@ describe("E16 POST /v2/reservations/query: happy", () => {
     expect(keys).toEqual([...keys].sort());
     expect(new Set(result.map((r) => r.id)).size).toBe(count);
     expect(trips).toEqual({ httpRequests: 3, wsSessions: 0 });
+  });
+});
+
+describe("E16: indexes", () => {
+  it("reads every table of a document through an index: none is scanned as it grows", async () => {
+    // The statement queryReservations sends, captured from a handle that only records it.
+    let statement: SQL | undefined;
+    const recorder = {
+      execute: async (query: SQL) => {
+        statement = query;
+        return { rows: [] };
+      },
+    } as unknown as HttpDb;
+    await queryReservationsOf(recorder, { wineryId: tenant.wineryId, lang: "en" }).next();
+    if (!statement) throw new Error("queryReservations sent no statement");
+    // Tables this small are cheaper to scan; forbid that to see which index the plan would use.
+    const db = testDb();
+    const [, plan] = await db.batch([
+      db.execute(sql`set local enable_seqscan = off`),
+      db.execute(sql`explain (format text) ${statement}`),
+    ]);
+    const text = plan.rows.map((row) => Object.values(row).join("")).join("\n");
+    expect(text).toMatch(/Index Scan using reservations_winery_date_time_idx/);
+    expect(text).not.toMatch(/Seq Scan/);
   });
 });
 

@@ -176,6 +176,9 @@ export const reservationPayments = pgTable(
     uniqueIndex("reservation_payments_in_house_key")
       .on(t.wineryId, t.reservationId)
       .where(sql`${t.inHouse}`),
+    // The reservation's payments whatever their kind (E11/E14/E16 documents' paidAt, the cascade
+    // from the reservation): the partial key above serves only queries that ask for in_house.
+    index("reservation_payments_reservation_idx").on(t.wineryId, t.reservationId),
     check(
       "reservation_payments_refund_bounds",
       sql`${t.refundedCents} >= 0 and ${t.refundedCents} <= ${t.amountCents}`,

@@ -1,0 +1,1 @@
+CREATE INDEX "reservation_payments_reservation_idx" ON "reservation_payments" USING btree ("winery_id","reservation_id");
