@@ -150,6 +150,7 @@ async function openProfiler(env: Environment, resultsDir: string) {
       await writeFile(join(dir, file), JSON.stringify(profile));
       return { top: topSelfTime(profile), result };
     },
+    close: () => session.close(),
   };
 }
 
@@ -287,6 +288,7 @@ export async function runBench(o: BenchOptions): Promise<boolean> {
       }
     }
     await measureHealth();
+    profiler?.close();
     timings.routesSeconds = seconds(t);
     const median = (xs: number[]) => {
       const s = [...xs].sort((a, b) => a - b);

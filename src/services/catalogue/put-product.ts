@@ -24,7 +24,7 @@ const PRODUCT_DEFAULTS = {
   showWebsite: true,
 };
 
-/** The body's children, written by childStatements rather than as columns of the product. */
+/** The body's children, written by childTemplates (product-children.ts), not as product columns. */
 const CHILDREN = ["categories", "channels", "attributeAssignments", "metadata", "files"];
 
 /**
