@@ -163,7 +163,7 @@ function fixtures(s: Record<string, unknown>): Fixtures {
       experienceId: text("experienceId"),
       slotDates: ["2031-01-07", "2031-01-08", "2031-01-09"],
       slotTime: "15:00:00",
-      refundReservationId: text("reservationId"),
+      refundReservationIds: [text("reservationId")],
     },
   };
   return {

@@ -27,7 +27,12 @@ export interface ReservationTargets {
   /** One slot per date, all at `slotTime`. */
   slotDates: string[];
   slotTime: string;
-  refundReservationId: string;
+  /**
+   * Paid reservations that E14 refunds in turn (REFUNDABLE_RESERVATIONS of them), so that each
+   * gets a few refunds as a real one would: thousands on one reservation skewed the planner's
+   * statistics of reservation_refunds, and E16's documents then scanned it (the scaling table).
+   */
+  refundReservationIds: string[];
 }
 const RESERVATION_SLOTS_FROM = "2030-01-07";
 const RESERVATION_SLOT_TIME = "15:00:00";
@@ -35,6 +40,8 @@ const RESERVATION_SLOT_TIME = "15:00:00";
 const RESERVATION_SLOT_PLACES = 1_000_000;
 /** E14's paid amount: a cent per refund lasts a hundred million requests. */
 const REFUNDABLE_CENTS = 100_000_000;
+/** Reservations E14 takes in turn: a few refunds each over a full run's ~4,000. */
+const REFUNDABLE_RESERVATIONS = 1000;
 
 export class Generator {
   private progressive = 1;
@@ -338,17 +345,18 @@ export class Generator {
            guest_count_total, gross_total_cents, paid_total_cents, paid, language_iso, origin, payment_currency)
          select gen_random_uuid(), e.winery_id, e.id, date '${RESERVATION_SLOTS_FROM}', time '${RESERVATION_SLOT_TIME}',
            'CONFIRMED', 2, 2, $4::bigint, $4::bigint, true, 'en', 'bench', 'EUR'
-         from e
+         from e, generate_series(1, $5::int)
          returning id, winery_id),
        -- the foreign key to reservations is checked at the end of the statement, after both inserts
        p as (
          insert into reservation_payments (winery_id, reservation_id, provider, in_house, amount_cents)
          select winery_id, id, 'IN_HOUSE', true, $4::bigint from r)
-       select (select id from e) as experience_id, (select id from r) as reservation_id,
+       select (select id from e) as experience_id,
+         (select array_agg(id::text order by id) from r) as reservation_ids,
          (select count(*)::int from s) as slots`,
-      [wineryId, slotCount, RESERVATION_SLOT_PLACES, REFUNDABLE_CENTS],
+      [wineryId, slotCount, RESERVATION_SLOT_PLACES, REFUNDABLE_CENTS, REFUNDABLE_RESERVATIONS],
     );
-    const row = rows[0] as { experience_id: string; reservation_id: string; slots: number };
+    const row = rows[0] as { experience_id: string; reservation_ids: string[]; slots: number };
     if (row.slots !== slotCount) throw new Error(`made ${row.slots} of ${slotCount} slots`);
     const first = Date.parse(`${RESERVATION_SLOTS_FROM}T00:00:00Z`);
     return {
@@ -357,7 +365,7 @@ export class Generator {
         new Date(first + i * 86_400_000).toISOString().slice(0, 10),
       ),
       slotTime: RESERVATION_SLOT_TIME,
-      refundReservationId: row.reservation_id,
+      refundReservationIds: row.reservation_ids,
     };
   }
 

@@ -65,6 +65,11 @@ const withKey = (request: LoadRequest, key: string): LoadRequest => ({
 });
 
 const rangeOf = (f: Fixtures) => f.range ?? MEASURED_RANGE;
+/** The reservation E14's `seq`-th request refunds: each of the paid ones in turn. */
+const refundTarget = (f: Fixtures, seq: number) => {
+  const ids = f.demo.reservations.refundReservationIds;
+  return ids[seq % ids.length];
+};
 const dateTimeRange = (f: Fixtures) => ({
   dateFrom: `${rangeOf(f).from}T00:00:00Z`,
   dateTo: `${rangeOf(f).to}T23:59:59Z`,
@@ -496,14 +501,11 @@ export const ROUTES: BenchRoute[] = [
     path: "/api/v2/reservations/{reservationID}/refund",
     kind: "write",
     // One cent of a large in-house payment each time, without Idempotency-Key (one statement), so
-    // the reservation stays refundable for the whole run.
-    request: (f) =>
-      json(
-        "POST",
-        `/api/v2/reservations/${f.demo.reservations.refundReservationId}/refund`,
-        f.demo.apiKey,
-        { amountCents: 1 },
-      ),
+    // the reservations stay refundable for the whole run; they take turns (refundReservationIds).
+    request: (f, seq) =>
+      json("POST", `/api/v2/reservations/${refundTarget(f, seq)}/refund`, f.demo.apiKey, {
+        amountCents: 1,
+      }),
   },
   {
     id: "E14 (key)",
@@ -512,12 +514,9 @@ export const ROUTES: BenchRoute[] = [
     kind: "write",
     request: (f, seq) =>
       withKey(
-        json(
-          "POST",
-          `/api/v2/reservations/${f.demo.reservations.refundReservationId}/refund`,
-          f.demo.apiKey,
-          { amountCents: 1 },
-        ),
+        json("POST", `/api/v2/reservations/${refundTarget(f, seq)}/refund`, f.demo.apiKey, {
+          amountCents: 1,
+        }),
         `bench-e14-${f.tag}-${seq}`,
       ),
   },
