@@ -148,7 +148,8 @@ describe("E16: indexes", () => {
       db.execute(sql`explain (format text) ${statement}`),
     ]);
     const text = plan.rows.map((row) => Object.values(row).join("")).join("\n");
-    expect(text).toMatch(/Index Scan using reservations_winery_date_time_idx/);
+    // An index scan or a bitmap one, as the table's statistics make cheaper: either reads the index.
+    expect(text).toMatch(/Index Scan (using|on) reservations_winery_date_time_idx/);
     expect(text).not.toMatch(/Seq Scan/);
   });
 });
