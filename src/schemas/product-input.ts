@@ -82,21 +82,26 @@ const unique =
 
 const productShape = ProductSchema.shape;
 
+/** A product's children: lists in its body, rows of their own tables (not product columns). */
+export const PRODUCT_CHILDREN = [
+  "categories",
+  "channels",
+  "attributeAssignments",
+  "metadata",
+  "files",
+] as const;
+const NOT_INPUT_COLUMNS: readonly string[] = ["id", ...PRODUCT_CHILDREN];
+
 export const ProductInputSchema = z
   .object(
     Object.fromEntries(
       Object.entries(productShape)
-        .filter(
-          ([key]) =>
-            !["id", "categories", "channels", "attributeAssignments", "metadata", "files"].includes(
-              key,
-            ),
-        )
+        .filter(([key]) => !NOT_INPUT_COLUMNS.includes(key))
         .map(([key, schema]) => [key, (schema as z.ZodType).optional()]),
     ) as {
       [K in Exclude<
         keyof typeof productShape,
-        "id" | "categories" | "channels" | "attributeAssignments" | "metadata" | "files"
+        "id" | (typeof PRODUCT_CHILDREN)[number]
       >]: z.ZodOptional<(typeof productShape)[K]>;
     },
   )

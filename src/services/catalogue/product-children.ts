@@ -1,10 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { ProductInput } from "../../schemas/product-input";
+import type { PRODUCT_CHILDREN, ProductInput } from "../../schemas/product-input";
 
-type Children = Pick<
-  ProductInput,
-  "categories" | "channels" | "attributeAssignments" | "metadata" | "files"
->;
+type Children = Pick<ProductInput, (typeof PRODUCT_CHILDREN)[number]>;
 
 /** The children's statements' parameters: the ids, and each list as one JSON text. */
 export const CHILD_PARAMS = [

@@ -8,7 +8,11 @@ import { columnList, rowJson } from "../../db/json-row";
 import { type RawStatement, rawBatch, renderedOnce } from "../../db/raw-batch";
 import type { AnyDb } from "../../db/types";
 import { NotFoundError, ValidationError } from "../../lib/errors";
-import { type ProductInput, ProductInputSchema } from "../../schemas/product-input";
+import {
+  PRODUCT_CHILDREN,
+  type ProductInput,
+  ProductInputSchema,
+} from "../../schemas/product-input";
 import { CHILD_PARAMS, type ChildParams, childParams, childTemplates } from "./product-children";
 import { productJsonStatement } from "./product-json";
 
@@ -24,9 +28,6 @@ const PRODUCT_DEFAULTS = {
   showWebsite: true,
 };
 
-/** The body's children, written by childTemplates (product-children.ts), not as product columns. */
-const CHILDREN = ["categories", "channels", "attributeAssignments", "metadata", "files"];
-
 /**
  * Every column field of the body, each null: a PUT replaces the whole product, so a field the
  * body leaves out is stored as null (a flag as its PRODUCT_DEFAULTS value), not kept from before.
@@ -34,7 +35,7 @@ const CHILDREN = ["categories", "channels", "attributeAssignments", "metadata", 
  */
 const ALL_NULL: Record<string, null> = Object.fromEntries(
   Object.keys(ProductInputSchema.shape)
-    .filter((key) => key !== "wineryId" && !CHILDREN.includes(key))
+    .filter((key) => key !== "wineryId" && !(PRODUCT_CHILDREN as readonly string[]).includes(key))
     .map((key) => [key, null]),
 );
 
