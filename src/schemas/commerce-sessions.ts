@@ -71,7 +71,7 @@ const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 export const CommerceSessionItemSchema = z
   .object({
     id: Uuid,
-    attributes: nullable(FreeObject),
+    attributes: NullableFreeObject,
     bookingCompId: nullable(z.string()),
     component: nullable(z.string()),
     editable: nullable(z.boolean()),
@@ -96,8 +96,8 @@ export const CommerceSessionSchema = z
     customName: nullable(z.string()),
     status: nullable(z.string()),
     contacts: nullable(z.array(FreeObject)),
-    discounts: nullable(FreeObject),
-    metadata: nullable(FreeObject),
+    discounts: NullableFreeObject,
+    metadata: NullableFreeObject,
     guests: nullable(Int32),
     items: z.array(CommerceSessionItemSchema),
     pointOfSaleId: nullable(Uuid),

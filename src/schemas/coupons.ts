@@ -2,7 +2,6 @@ import { z } from "@hono/zod-openapi";
 import {
   Cents,
   DateTime,
-  FreeObject,
   Int32,
   NonBlank,
   NullableFreeObject,
@@ -75,7 +74,7 @@ export const CouponRuleSchema = z
     entityId: nullable(z.string()),
     entityType: nullable(z.string()),
     id: Uuid,
-    rules: nullable(FreeObject),
+    rules: NullableFreeObject,
     updatedAt: DateTime,
   })
   .openapi("CouponRule");

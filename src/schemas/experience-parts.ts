@@ -1,6 +1,6 @@
 /** The nested parts of ExperienceAllParamsInput, as service-interface.md lists them. */
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, DateTime, FreeObject, Int32, Int64, Uuid } from "./common";
+import { CalendarDate, DateTime, Int32, Int64, NullableFreeObject, Uuid } from "./common";
 import { LocalTimeSchema } from "./slots";
 
 const opt = <T extends z.ZodType>(schema: T) => schema.nullish();
@@ -46,7 +46,7 @@ const priceFields = {
   titleTranslations: opt(TextMap),
 };
 export const ExperiencePriceExtrasSchema = z
-  .object({ ...priceFields, extraMetadata: opt(FreeObject) })
+  .object({ ...priceFields, extraMetadata: NullableFreeObject.optional() })
   .openapi("ExperiencePriceExtras");
 export const ExperiencePriceLabelsSchema = z.object(priceFields).openapi("ExperiencePriceLabels");
 
@@ -82,7 +82,7 @@ export const SlotRequestSchema = z
     dayOfWeek: opt(
       z.enum(["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"]),
     ),
-    extraData: opt(FreeObject),
+    extraData: NullableFreeObject.optional(),
     id: opt(Uuid),
     languages: opt(list(z.string())),
     maxParties: opt(Int32.min(0)),

@@ -1,6 +1,14 @@
 /** The reservation answers: E11's and E16's reservation object, and E14's VwReservation. */
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, DateTime, FreeObject, Int32, Int64, Uuid } from "./common";
+import {
+  CalendarDate,
+  DateTime,
+  FreeObject,
+  Int32,
+  Int64,
+  NullableFreeObject,
+  Uuid,
+} from "./common";
 import { LocalTimeOutSchema } from "./slots";
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
@@ -22,7 +30,7 @@ export const ReservationContactSchema = z
     acceptedProfiling: z.boolean(),
     manualMarketing: z.boolean(),
     unsubscribed: z.boolean(),
-    otherData: nullable(FreeObject),
+    otherData: NullableFreeObject,
   })
   .openapi("ReservationContact");
 
@@ -68,12 +76,12 @@ const ReservationFields = z.object({
   message: nullable(z.string()),
   origin: nullable(z.string()),
   paymentCurrency: nullable(z.string()),
-  optionalData: nullable(FreeObject),
-  otherData: nullable(FreeObject),
+  optionalData: NullableFreeObject,
+  otherData: NullableFreeObject,
   additionalQuestionAnswers: z.array(FreeObject),
   experiencePriceExtras: z.array(z.object(priceItemOut)),
   experiencePriceLabels: z.array(z.object({ ...priceItemOut, islabel1: nullable(z.boolean()) })),
-  experienceTitleTranslations: nullable(FreeObject),
+  experienceTitleTranslations: NullableFreeObject,
   experienceTitle: nullable(z.string()).openapi({
     description:
       "The experience's title in the requested language (E16 Lang/lang; E11 the reservation's languageIso), falling back to the reservation's language, then English, then any title.",
@@ -154,9 +162,9 @@ export const VwReservationSchema = z
     isTourOperator: nullable(z.boolean()),
     notifyContact: nullable(z.boolean()),
     paid: nullable(z.boolean()),
-    optionalData: nullable(FreeObject),
-    otherData: nullable(FreeObject),
-    reservationMasterContact: nullable(FreeObject),
+    optionalData: NullableFreeObject,
+    otherData: NullableFreeObject,
+    reservationMasterContact: NullableFreeObject,
   })
   .openapi("VwReservation");
 export type VwReservation = z.infer<typeof VwReservationSchema>;

@@ -24,11 +24,6 @@ const WeekDaysSchema = z
         .map(([day]) => day.toUpperCase()),
     );
     return days;
-  })
-  .openapi({
-    type: "object",
-    additionalProperties: { type: "boolean" },
-    description: "MONDAY..SUNDAY -> true for the days the range covers; absent: every day.",
   });
 
 export const SlotActionRequestSchema = z
@@ -40,7 +35,14 @@ export const SlotActionRequestSchema = z
     day: CalendarDate.nullish(),
     startFromValid: CalendarDate.nullish(),
     endToValid: CalendarDate.nullish(),
-    weekDays: WeekDaysSchema.nullish(),
+    // Documented by hand (the transform's output is a Set), on the nullish wrapper: an override
+    // on the inner schema replaced the wrapper's type and left null out of the document.
+    weekDays: WeekDaysSchema.nullish().openapi({
+      type: ["object", "null"],
+      additionalProperties: { type: "boolean" },
+      description:
+        "MONDAY..SUNDAY -> true for the days the range covers; absent or null: every day.",
+    }),
     time: nullableTime,
     newDay: CalendarDate.nullish(),
     newTime: nullableTime,

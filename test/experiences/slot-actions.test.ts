@@ -64,6 +64,20 @@ describe("E9 POST /v2/availabilities/actions: happy", () => {
     });
   });
 
+  it("weekDays null is every day, as the document says (it once left null out)", async () => {
+    // weekDays appears in E9's request schema only.
+    const doc = await (await api("/openapi.json")).text();
+    const at = doc.indexOf('"weekDays":');
+    expect(doc.slice(at, at + 60)).toContain('"weekDays":{"type":["object","null"]');
+
+    const experience = await createExperience(tenant);
+    const days = nextWeekDays("MONDAY", 1);
+    const from = days[0] ?? "";
+    const to = new Date(Date.parse(from) + 6 * 86_400_000).toISOString().slice(0, 10);
+    const record = await actOk([saturdaysCreate(experience.id, from, to, { weekDays: null })]);
+    expect(record.slotActions.created).toHaveLength(7);
+  });
+
   it("a dry run writes nothing and reports exactly what the real run then does", async () => {
     const experience = await createExperience(tenant);
     const [from, , , to] = nextWeekDays("SATURDAY", 4);

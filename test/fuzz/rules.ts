@@ -131,6 +131,10 @@ const FIXUPS: Record<
       if (a.attributeValueId === undefined && a.value === undefined) a.value = "red";
     });
   },
+  // E11: closeSlots and openSlots both true is 400 (the route's description).
+  importReservation: (body) => {
+    if (body.closeSlots === true && body.openSlots === true) body.openSlots = false;
+  },
   // E9: weekDays are MONDAY..SUNDAY (decisions.md, E9).
   runSlotActions: (body) => {
     each(body.requests, (r) => {
