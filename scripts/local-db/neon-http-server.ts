@@ -129,8 +129,10 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
         application_name: "neon-local-http",
         // Prepared statements (prepared-statements.ts) save the parsing, never the plan: each run
         // is planned for its own values, as an unnamed statement is. A generic plan, which
-        // Postgres would pick after five runs when it looks as cheap, cannot see the values and
-        // made E10 several times slower on the bench's generated catalogue.
+        // Postgres would pick after five runs when it looks as cheap, cannot see the values: it
+        // estimates `winery_id = $1` at the average winery's rows, and for a winery with more it
+        // nests loops that redo E10's child aggregates per product (4x slower at 50 products,
+        // growing with their square; README, "Prepared statements").
         options: "-c plan_cache_mode=force_custom_plan",
         connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
         idleTimeoutMillis: 10_000,
