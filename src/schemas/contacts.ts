@@ -35,15 +35,21 @@ export const ContactInputSchema = z
 
 export type ContactInput = z.infer<typeof ContactInputSchema>;
 
-export const ContactSchema = ContactInputSchema.extend({
-  id: Int64.openapi({ description: "The contact's id within the winery (int64)." }),
-  acceptedMarketing: z.boolean(),
-  acceptedPrivacyTerms: z.boolean(),
-  acceptedProfiling: z.boolean(),
-  manualMarketing: z.boolean(),
-  unsubscribed: z.boolean(),
-  otherData: NullableFreeObject,
-}).openapi("Contact");
+// A new object of the input's fields, not ContactInputSchema.extend(): the generator renders an
+// extension of a registered schema as allOf [ContactDTO, overrides], and allOf holds both, so the
+// input's non-null otherData would refuse the null this answer carries.
+export const ContactSchema = z
+  .object({
+    ...ContactInputSchema.shape,
+    id: Int64.openapi({ description: "The contact's id within the winery (int64)." }),
+    acceptedMarketing: z.boolean(),
+    acceptedPrivacyTerms: z.boolean(),
+    acceptedProfiling: z.boolean(),
+    manualMarketing: z.boolean(),
+    unsubscribed: z.boolean(),
+    otherData: NullableFreeObject,
+  })
+  .openapi("Contact");
 
 export type Contact = z.infer<typeof ContactSchema>;
 

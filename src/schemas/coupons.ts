@@ -1,13 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import {
-  Cents,
-  DateTime,
-  Int32,
-  NonBlank,
-  NullableFreeObject,
-  SafeString,
-  Uuid,
-} from "./common";
+import { Cents, DateTime, Int32, NonBlank, NullableFreeObject, SafeString, Uuid } from "./common";
 
 const text = (max = 200) => z.string().max(max).nullish();
 const NonNegativeCents = Cents.min(0);

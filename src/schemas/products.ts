@@ -79,7 +79,7 @@ export const ProductFileSchema = FreeObject.openapi("ProductFile", {
     id: { type: "integer", format: "int64" },
     productId: { type: "string", format: "uuid" },
     displayOrder: { type: "integer", format: "int32" },
-    flags: { type: "string", nullable: true },
+    flags: { type: ["string", "null"] },
     updatedAt: { type: "string", format: "date-time" },
   },
   required: ["id", "productId", "displayOrder", "flags", "updatedAt"],

@@ -87,7 +87,9 @@ const ReservationFields = z.object({
       "The experience's title in the requested language (E16 Lang/lang; E11 the reservation's languageIso), falling back to the reservation's language, then English, then any title.",
   }),
   reservationContacts: z.array(ReservationContactSchema),
-  reservationMasterContact: nullable(ReservationContactSchema),
+  // .or(z.null()), not .nullable(): the generator renders a nullable registered schema as
+  // allOf [$ref, {type: [object, null]}], which refuses null (allOf needs the $ref to match too).
+  reservationMasterContact: ReservationContactSchema.or(z.null()),
 });
 
 export const ReservationSchema = ReservationFields.extend({
