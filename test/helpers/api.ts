@@ -1,5 +1,5 @@
 import { exports } from "cloudflare:workers";
-import { assertDocumented } from "./documented-responses";
+import { assertAcceptedBodyDocumented, assertDocumented } from "./documented-responses";
 
 export interface ApiRequest {
   method?: string;
@@ -27,6 +27,8 @@ export async function api(path: string, request: ApiRequest = {}): Promise<Respo
   const method = request.method ?? (body === undefined ? "GET" : "POST");
   const response = await exports.default.fetch(url, { method, headers, body });
   await assertDocumented(method, url, response);
+  if (request.body !== undefined && response.ok)
+    await assertAcceptedBodyDocumented(method, url, request.body);
   return response;
 }
 
