@@ -35,6 +35,16 @@ export const ContactInputSchema = z
 
 export type ContactInput = z.infer<typeof ContactInputSchema>;
 
+/** A stored contact's consent flags and free-form data, as every answer that embeds one has them. */
+export const StoredContactFlags = {
+  acceptedMarketing: z.boolean(),
+  acceptedPrivacyTerms: z.boolean(),
+  acceptedProfiling: z.boolean(),
+  manualMarketing: z.boolean(),
+  unsubscribed: z.boolean(),
+  otherData: NullableFreeObject,
+};
+
 // A new object of the input's fields, not ContactInputSchema.extend(): the generator renders an
 // extension of a registered schema as allOf [ContactDTO, overrides], and allOf holds both, so the
 // input's non-null otherData would refuse the null this answer carries.
@@ -42,12 +52,7 @@ export const ContactSchema = z
   .object({
     ...ContactInputSchema.shape,
     id: Int64.openapi({ description: "The contact's id within the winery (int64)." }),
-    acceptedMarketing: z.boolean(),
-    acceptedPrivacyTerms: z.boolean(),
-    acceptedProfiling: z.boolean(),
-    manualMarketing: z.boolean(),
-    unsubscribed: z.boolean(),
-    otherData: NullableFreeObject,
+    ...StoredContactFlags,
   })
   .openapi("Contact");
 

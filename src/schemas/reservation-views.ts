@@ -9,6 +9,7 @@ import {
   NullableFreeObject,
   Uuid,
 } from "./common";
+import { StoredContactFlags } from "./contacts";
 import { LocalTimeOutSchema } from "./slots";
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
@@ -25,12 +26,7 @@ export const ReservationContactSchema = z
     firstName: z.string(),
     lastName: z.string(),
     phoneNumber: nullable(z.string()),
-    acceptedMarketing: z.boolean(),
-    acceptedPrivacyTerms: z.boolean(),
-    acceptedProfiling: z.boolean(),
-    manualMarketing: z.boolean(),
-    unsubscribed: z.boolean(),
-    otherData: NullableFreeObject,
+    ...StoredContactFlags,
   })
   .openapi("ReservationContact");
 
