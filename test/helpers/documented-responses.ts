@@ -144,9 +144,10 @@ async function publishedIssues(
   }
   const verdict = validator.validate(value);
   if (verdict.valid) return undefined;
-  // The failing leaves: $ref, properties, items, allOf and anyOf repeat them one level up.
-  return verdict.errors
-    .filter((e) => !STRUCTURAL.has(e.keyword))
+  // The failing leaves: $ref, properties, items, allOf and anyOf repeat them one level up
+  // (all of the errors if there were no leaves, so that a failure never reads as a pass).
+  const leaves = verdict.errors.filter((e) => !STRUCTURAL.has(e.keyword));
+  return (leaves.length > 0 ? leaves : verdict.errors)
     .slice(0, 5)
     .map((e) => `${e.instanceLocation}: ${e.error}`)
     .join("; ");
