@@ -1,18 +1,10 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { PRODUCT_CHILDREN, ProductInput } from "../../schemas/product-input";
+import { PRODUCT_CHILDREN, type ProductInput } from "../../schemas/product-input";
 
 type Children = Pick<ProductInput, (typeof PRODUCT_CHILDREN)[number]>;
 
 /** The children's statements' parameters: the ids, and each list as one JSON text. */
-export const CHILD_PARAMS = [
-  "wineryId",
-  "productId",
-  "categories",
-  "channels",
-  "attributeAssignments",
-  "metadata",
-  "files",
-] as const;
+export const CHILD_PARAMS = ["wineryId", "productId", ...PRODUCT_CHILDREN] as const;
 export type ChildParams = Record<(typeof CHILD_PARAMS)[number], unknown>;
 
 /** childTemplates' parameters for these children (each list as one JSON text). */
