@@ -1,15 +1,8 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requestId } from "hono/request-id";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./env";
-import {
-  AppError,
-  type ErrorCode,
-  INTERNAL_ERROR_DETAIL,
-  MalformedJsonError,
-  NotFoundError,
-} from "./lib/errors";
+import { AppError, type ErrorCode, INTERNAL_ERROR_DETAIL, MalformedJsonError } from "./lib/errors";
 import {
   RATE_LIMIT_HEADER_COMPONENTS,
   RATE_LIMITS_DESCRIPTION,
@@ -22,6 +15,8 @@ import { database } from "./middleware/database";
 import { jsonBody } from "./middleware/json-body";
 import { normalizeErrors } from "./middleware/normalize-errors";
 import { rateLimitByKey } from "./middleware/rate-limit";
+import { requestId } from "./middleware/request-id";
+import { routeGuard } from "./middleware/route-guard";
 import { docsRoutes } from "./routes/system/docs.routes";
 import { healthRoutes } from "./routes/system/health.routes";
 import { problemsRoutes } from "./routes/system/problems.routes";
@@ -77,9 +72,10 @@ function problemResponse(c: Context<AppEnv>, error: unknown): Response {
 export function createApp() {
   const app = createRouter().basePath("/api");
 
-  app.use(requestId({ limitLength: 200 }));
+  app.use(requestId);
   app.use(normalizeErrors);
   app.use(database);
+  const guard = routeGuard(() => app.routes);
 
   for (const [prefix, router] of [
     ["/v2", v2],
@@ -87,8 +83,9 @@ export function createApp() {
     ["/v4", v4],
   ] as const) {
     // Rate limited by key, so after authentication (a 401 counts against nothing) and before the
-    // body is read (a request over the limit costs no parsing).
-    app.use(`${prefix}/*`, requireApiKey, rateLimitByKey, ...jsonBody);
+    // body is read (a request over the limit costs no parsing). The route guard answers a wrong
+    // address (404, 405) before any body rule could (415, 413, 400).
+    app.use(`${prefix}/*`, requireApiKey, rateLimitByKey, guard.middleware, ...jsonBody);
     app.route(prefix, router);
   }
 
@@ -114,7 +111,7 @@ export function createApp() {
           info: {
             title: "Winery commerce and CRM API",
             version: "1.0.0",
-            description: `Back-office API for wineries: orders, commerce sessions, receipts, coupons, catalogue, experiences, reservations and contacts. Errors are RFC 9457 problem+json; every response carries X-Request-Id.\n\n${RATE_LIMITS_DESCRIPTION}`,
+            description: `Back-office API for wineries: orders, commerce sessions, receipts, coupons, catalogue, experiences, reservations and contacts. Errors are RFC 9457 problem+json; every response carries X-Request-Id: the caller's, when it sent one of 1-200 printable ASCII characters, else a generated UUID. A path that exists without the request's method answers 405 METHOD_NOT_ALLOWED with an Allow header.\n\n${RATE_LIMITS_DESCRIPTION}`,
           },
           servers: [{ url: new URL(c.req.url).origin }],
           security: [{ APIKey: [] }],
@@ -124,9 +121,7 @@ export function createApp() {
   );
   app.route("/", docsRoutes);
 
-  app.notFound((c) =>
-    problemResponse(c, new NotFoundError("Route", `${c.req.method} ${c.req.path}`)),
-  );
+  app.notFound((c) => problemResponse(c, guard.wrongAddress(c)));
   app.onError((error, c) => problemResponse(c, error));
 
   return app;

@@ -9,6 +9,7 @@ export type ErrorCode =
   | "UNAUTHENTICATED"
   | "FORBIDDEN"
   | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
   | "STALE_UPDATE"
   | "CONFLICT"
   | "DUPLICATE_ORDER"
@@ -27,6 +28,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   STALE_UPDATE: 409,
   CONFLICT: 409,
   DUPLICATE_ORDER: 409,
@@ -46,6 +48,7 @@ export const ERROR_TITLE: Record<ErrorCode, string> = {
   UNAUTHENTICATED: "Unauthenticated",
   FORBIDDEN: "Forbidden",
   NOT_FOUND: "Not found",
+  METHOD_NOT_ALLOWED: "Method not allowed",
   STALE_UPDATE: "Stale update",
   CONFLICT: "Conflict",
   DUPLICATE_ORDER: "Duplicate order",
@@ -66,11 +69,13 @@ export const ERROR_TITLE: Record<ErrorCode, string> = {
 export const ERROR_DESCRIPTION: Record<ErrorCode, string> = {
   VALIDATION_ERROR:
     "The body, path or query fails its schema or a business validation; `errors` names each field.",
-  MALFORMED_JSON: "The request body is not valid JSON.",
+  MALFORMED_JSON: "The request body is not valid JSON, or not UTF-8.",
   UNAUTHENTICATED: "The APIKey header is missing, unknown or revoked (one answer for all three).",
   FORBIDDEN: "A wineryId in the path, query or body is not the API key's winery.",
   NOT_FOUND:
     "The resource does not exist in the API key's winery (other wineries' ids answer the same).",
+  METHOD_NOT_ALLOWED:
+    "The path exists, but not with this method; the `Allow` header lists the methods it takes.",
   STALE_UPDATE:
     "The optimistic lock was lost: the resource changed since it was read. The body carries `currentUpdatedAt` (orders) or `currentVersion` (sessions); read it again and retry.",
   CONFLICT:
@@ -81,7 +86,8 @@ export const ERROR_DESCRIPTION: Record<ErrorCode, string> = {
     "A request with the same Idempotency-Key is still in flight; retry after `Retry-After` seconds.",
   IDEMPOTENCY_KEY_REUSED: "The Idempotency-Key was already used with a different payload.",
   PAYLOAD_TOO_LARGE: "The request body exceeds 1 MiB.",
-  UNSUPPORTED_MEDIA_TYPE: "The body was sent without a JSON content type (application/json).",
+  UNSUPPORTED_MEDIA_TYPE:
+    "The body was sent without a JSON content type (application/json), with a charset other than UTF-8, or compressed (Content-Encoding).",
   NOT_REFUNDABLE:
     "The refund cannot be made: no in-house payment, nothing left to refund, or an amount over the refundable rest.",
   RATE_LIMITED:
@@ -127,14 +133,17 @@ export class ValidationError extends AppError {
 }
 
 export class MalformedJsonError extends AppError {
-  constructor() {
-    super("MALFORMED_JSON", "The request body is not valid JSON.");
+  constructor(message = "The request body is not valid JSON.") {
+    super("MALFORMED_JSON", message);
   }
 }
 
 export class UnauthenticatedError extends AppError {
   constructor() {
-    super("UNAUTHENTICATED", "A valid APIKey header is required.");
+    // RFC 9110 asks a 401 for a challenge: the scheme is the API's own header.
+    super("UNAUTHENTICATED", "A valid APIKey header is required.", {
+      headers: { "WWW-Authenticate": 'APIKey realm="api", header="APIKey"' },
+    });
   }
 }
 
@@ -153,6 +162,18 @@ export class NotFoundError extends AppError {
   }
 }
 
+export class MethodNotAllowedError extends AppError {
+  constructor(method: string, allowed: string[]) {
+    super(
+      "METHOD_NOT_ALLOWED",
+      `This path does not take ${method}; it takes ${allowed.join(", ")}.`,
+      {
+        headers: { Allow: allowed.join(", ") },
+      },
+    );
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(limitBytes: number) {
     super("PAYLOAD_TOO_LARGE", `The request body exceeds ${limitBytes} bytes.`);
@@ -161,7 +182,10 @@ export class PayloadTooLargeError extends AppError {
 
 export class UnsupportedMediaTypeError extends AppError {
   constructor() {
-    super("UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON with Content-Type: application/json.");
+    super(
+      "UNSUPPORTED_MEDIA_TYPE",
+      "Send the body as UTF-8 JSON with Content-Type: application/json, uncompressed.",
+    );
   }
 }
 

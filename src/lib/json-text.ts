@@ -3,6 +3,12 @@ import { formatPath } from "./problem";
 
 /** decisions.md: a JSON body nested deeper than this, anywhere, is refused before any schema. */
 export const MAX_JSON_DEPTH = 32;
+/**
+ * decisions.md, "Limits": an array in a request holds at most this many elements, anywhere (free-form
+ * objects and unknown fields included, as for depth). The typed arrays' schemas say the same, so
+ * the document states it; this holds it where no schema looks.
+ */
+export const MAX_ARRAY_ITEMS = 1000;
 /** Enough to show the caller what is wrong without answering with a novel. */
 const MAX_REPORTED = 20;
 
@@ -13,8 +19,8 @@ export type JsonTextResult =
 
 /**
  * Parses JSON text and refuses what Postgres or JavaScript cannot hold, naming where it sits:
- * a NUL character (U+0000) or a lone UTF-16 surrogate in any string or object key, and nesting
- * deeper than MAX_JSON_DEPTH. Used for every request body (src/middleware/json-body.ts) and for
+ * a NUL character (U+0000) or a lone UTF-16 surrogate in any string or object key, nesting
+ * deeper than MAX_JSON_DEPTH and an array of more than MAX_ARRAY_ITEMS elements. Used for every request body (src/middleware/json-body.ts) and for
  * JSON carried inside a string (E19's order document), so the rules hold wherever JSON enters.
  * V8's JSON.parse is iterative, so a deeply nested text cannot overflow the stack here; the walk
  * below stops descending at the limit.
@@ -57,6 +63,10 @@ export function inspectJson(root: unknown): FieldError[] {
       continue;
     }
     if (Array.isArray(value)) {
+      if (value.length > MAX_ARRAY_ITEMS) {
+        report(path, `must hold at most ${MAX_ARRAY_ITEMS} elements`);
+        continue;
+      }
       for (let i = value.length - 1; i >= 0; i--)
         stack.push({ value: value[i], path: [...path, i] });
       continue;

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
@@ -8,18 +9,29 @@ import {
   ValidationError,
 } from "../lib/errors";
 import { inspectJson, parseJsonText } from "../lib/json-text";
+import { assertOwnWinery } from "../lib/tenancy";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+/** A `charset` parameter of the media type, quoted or not. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
-/** 415 for a body that is not declared JSON, or that is compressed (we never inflate bodies). */
+/**
+ * 415 for a body that is not declared JSON, that declares a charset other than UTF-8 (JSON is
+ * UTF-8, RFC 8259; the body is never transcoded), or that is compressed (never inflated).
+ */
 const requireJsonContentType = createMiddleware<AppEnv>(async (c, next) => {
   if (METHODS_WITH_BODY.has(c.req.method)) {
     const contentType = c.req.header("Content-Type") ?? "";
     const encoding = c.req.header("Content-Encoding")?.trim().toLowerCase();
-    if (!JSON_MEDIA_TYPE.test(contentType) || (encoding && encoding !== "identity")) {
+    const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
+    if (
+      !JSON_MEDIA_TYPE.test(contentType) ||
+      (charset !== undefined && charset !== "utf-8" && charset !== "utf8") ||
+      (encoding && encoding !== "identity")
+    ) {
       throw new UnsupportedMediaTypeError();
     }
   }
@@ -35,32 +47,91 @@ const limitBody = bodyLimit({
 });
 
 /**
- * Query values never pass through a body schema: a NUL or a lone surrogate in any of them is
- * refused here, named `query.<name>`. (Path parameters are checked by their route schemas, which
- * know their names: see SafeString.)
+ * Names of query parameters whose raw text is not percent-encoded UTF-8 (`%FF`, a lone surrogate's
+ * `%ED%A0%80`): the router would hand such a value on undecoded, as if it had been sent literally.
+ */
+function undecodableQuery(search: string): string[] {
+  const names: string[] = [];
+  for (const pair of search.split("&")) {
+    const [name = "", value = ""] = pair.split("=", 2);
+    try {
+      decodeURIComponent(value.replaceAll("+", " "));
+      decodeURIComponent(name.replaceAll("+", " "));
+    } catch {
+      let shown = name;
+      try {
+        shown = decodeURIComponent(name.replaceAll("+", " "));
+      } catch {}
+      names.push(shown);
+    }
+  }
+  return names;
+}
+
+/** A uuid-shaped wineryId (anything else is left to the route's schema, which refuses it). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * decisions.md: a wineryId in the path, query or body that is not the key's winery is 403, on
+ * every route, including those whose schema has no wineryId (it would otherwise be ignored as an
+ * unknown field and the misdirected request answered as if it were the key's).
+ */
+function assertOwnWineryField(c: Context<AppEnv>, value: unknown): void {
+  if (typeof value === "string" && UUID.test(value)) assertOwnWinery(c, value);
+}
+
+/**
+ * Query values never pass through a body schema: a value that is not percent-encoded UTF-8, or a
+ * NUL or a lone surrogate in any of them is refused here, named `query.<name>`; a foreign
+ * `wineryId` is 403 before the body is read. (Path parameters are checked by the route guard and
+ * their route schemas, which know their names: see SafeString.)
  */
 const checkQuery = createMiddleware<AppEnv>(async (c, next) => {
-  const errors = Object.entries(c.req.queries()).flatMap(([name, values]) =>
-    inspectJson([name, ...values]).map(({ message }) => ({ path: `query.${name}`, message })),
-  );
-  if (errors.length > 0) throw new ValidationError(errors);
+  const search = new URL(c.req.url).search.slice(1);
+  if (search !== "") {
+    const undecodable = undecodableQuery(search);
+    if (undecodable.length > 0) {
+      throw new ValidationError(
+        undecodable.map((name) => ({
+          path: `query.${name}`,
+          message: "is not percent-encoded UTF-8",
+        })),
+      );
+    }
+    const queries = c.req.queries();
+    const errors = Object.entries(queries).flatMap(([name, values]) =>
+      inspectJson([name, ...values]).map(({ message }) => ({ path: `query.${name}`, message })),
+    );
+    if (errors.length > 0) throw new ValidationError(errors);
+    for (const value of queries.wineryId ?? []) assertOwnWineryField(c, value);
+  }
   await next();
 });
 
+/** Refuses bytes that are not UTF-8 instead of replacing them with U+FFFD and storing that. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 /**
- * Parses the body once, before any schema: invalid JSON is MALFORMED_JSON; NUL characters, lone
- * surrogates and nesting past 32 levels are a VALIDATION_ERROR naming the field (decisions.md,
- * "Hostile input"). The checked value is what the route validator then reads: `c.req.json()`
- * answers it instead of parsing the text again.
+ * Parses the body once, before any schema: a body that is not UTF-8 or not JSON is MALFORMED_JSON;
+ * NUL characters, lone surrogates, nesting past 32 levels and arrays past 1,000 elements are a
+ * VALIDATION_ERROR naming the field (decisions.md, "Hostile input" and "Limits"); a foreign
+ * top-level `wineryId` is 403. The checked value is what the route validator then reads:
+ * `c.req.json()` answers it instead of parsing the text again.
  */
 const parseJson = createMiddleware<AppEnv>(async (c, next) => {
   if (METHODS_WITH_BODY.has(c.req.method)) {
-    let text: string;
+    let bytes: ArrayBuffer;
     try {
-      text = await c.req.text();
+      bytes = await c.req.arrayBuffer();
     } catch (error) {
       if (error instanceof PayloadTooLargeError) throw error;
       throw new MalformedJsonError();
+    }
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      throw new MalformedJsonError("The request body is not UTF-8 (RFC 8259: JSON text is UTF-8).");
     }
     const parsed = parseJsonText(text);
     if (!parsed.ok) {
@@ -68,6 +139,9 @@ const parseJson = createMiddleware<AppEnv>(async (c, next) => {
       throw new ValidationError(parsed.errors);
     }
     const value = parsed.value;
+    if (typeof value === "object" && value !== null && Object.hasOwn(value, "wineryId")) {
+      assertOwnWineryField(c, (value as { wineryId?: unknown }).wineryId);
+    }
     c.req.json = <T>() => Promise.resolve(value as T);
   }
   await next();

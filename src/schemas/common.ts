@@ -20,7 +20,9 @@ export const MAX_INSTANT_MS = Date.parse("9999-12-31T23:59:59.999Z");
  * instant in UTC lies in the years 0001..9999 (`9999-12-31T23:59:59-14:00` is year 10000 in UTC).
  */
 export const DateTime = z.iso
-  .datetime({ offset: true })
+  // abort: a text that is no date-time gets that one error, not also the range's and a range
+  // refinement's around it (dateTo before dateFrom).
+  .datetime({ offset: true, abort: true })
   .refine((value) => {
     const ms = Date.parse(value);
     return ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
@@ -29,7 +31,7 @@ export const DateTime = z.iso
 
 /** Real calendar date YYYY-MM-DD (2026-02-30 is refused) in the years 0001..9999. */
 export const CalendarDate = z.iso
-  .date()
+  .date({ abort: true })
   .refine((value) => !value.startsWith("0000"), "must lie in the years 0001..9999")
   .openapi({ format: "date", example: "2026-05-01" });
 

@@ -29,11 +29,15 @@ function problemResponse(description: string) {
   return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } };
 }
 
-/** Responses every authenticated JSON route can give. */
+/**
+ * Responses every authenticated JSON route can give. FORBIDDEN included: a wineryId in the query or
+ * a JSON body that is not the key's winery is 403 on every route (src/middleware/json-body.ts).
+ */
 const COMMON: ErrorCode[] = [
   "VALIDATION_ERROR",
   "MALFORMED_JSON",
   "UNAUTHENTICATED",
+  "FORBIDDEN",
   "PAYLOAD_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",
   "RATE_LIMITED",
@@ -45,7 +49,7 @@ const BODY_ERRORS: ErrorCode[] = ["MALFORMED_JSON", "PAYLOAD_TOO_LARGE", "UNSUPP
 
 function responsesFor(codes: ErrorCode[]) {
   const responses: Record<number, ReturnType<typeof problemResponse>> = {};
-  for (const code of codes) {
+  for (const code of new Set(codes)) {
     const status = ERROR_STATUS[code];
     const description = `${code}: ${ERROR_DESCRIPTION[code]}`;
     const existing = responses[status];

@@ -58,6 +58,60 @@ describe("cross-cutting behaviour", () => {
     expect(generated.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("keeps any printable ASCII request id up to 200 characters, and replaces others", async () => {
+    for (const sent of ["svc:123", "a/b", "abc def", "abc.def", "x".repeat(200)]) {
+      const response = await api("/health", { headers: { "X-Request-Id": sent } });
+      expect(response.headers.get("X-Request-Id")).toBe(sent);
+    }
+    for (const sent of ["x".repeat(201), "caf\u00e9"]) {
+      const response = await api("/v2/no-such-thing", {
+        key: tenant.apiKey,
+        headers: { "X-Request-Id": sent },
+      });
+      const id = response.headers.get("X-Request-Id");
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(((await response.json()) as { requestId: string }).requestId).toBe(id);
+    }
+  });
+
+  it("answers 405 with Allow for a path that exists without the method, before any body rule", async () => {
+    for (const [method, path, allow] of [
+      ["DELETE", "/v2/contacts", "POST"],
+      ["GET", "/v3/contacts/query", "POST"],
+      ["PUT", "/v2/contacts/query", "POST"],
+      ["DELETE", "/v4/orders/1", "GET, HEAD, PUT"],
+    ] as const) {
+      // No content type and no body: the address is wrong before the body could be.
+      const response = await api(path, { method, key: tenant.apiKey });
+      expect(response.headers.get("Allow")).toBe(allow);
+      const problem = await expectProblem(response, 405, "METHOD_NOT_ALLOWED");
+      expect(problem.detail).toContain(method);
+    }
+    const health = await api("/health", { method: "POST" });
+    expect(health.headers.get("Allow")).toBe("GET, HEAD");
+    await expectProblem(health, 405, "METHOD_NOT_ALLOWED");
+  });
+
+  it("answers 404 for an unknown versioned path whatever its content type or body", async () => {
+    for (const method of ["POST", "PUT"]) {
+      const bare = await api("/v2/nothing", { method, key: tenant.apiKey });
+      await expectProblem(bare, 404, "NOT_FOUND");
+      const text = await api("/v2/nothing", {
+        method,
+        key: tenant.apiKey,
+        rawBody: "x",
+        headers: { "Content-Type": "text/plain" },
+      });
+      await expectProblem(text, 404, "NOT_FOUND");
+    }
+  });
+
+  it("challenges a 401 with WWW-Authenticate naming the APIKey scheme", async () => {
+    const response = await api("/v2/contacts", { body: {} });
+    expect(response.headers.get("WWW-Authenticate")).toBe('APIKey realm="api", header="APIKey"');
+    await expectProblem(response, 401, "UNAUTHENTICATED");
+  });
+
   it("answers 404 problem+json for an unknown path, with or without a version", async () => {
     await expectProblem(await api("/v2/no-such-thing", { key: tenant.apiKey }), 404, "NOT_FOUND");
     await expectProblem(await api("/nowhere"), 404, "NOT_FOUND");

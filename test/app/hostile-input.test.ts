@@ -1,3 +1,4 @@
+import { exports } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, expectProblem } from "../helpers/api";
@@ -32,6 +33,14 @@ interface WriteRoute {
 
 const count = async (query: ReturnType<typeof sql>) =>
   Number(((await testDb().execute<{ n: string }>(query)).rows[0] as { n: string }).n);
+
+/** A body of raw bytes under a given content type, which api() cannot send. */
+const exportsFetch = (path: string, bytes: Uint8Array, contentType: string) =>
+  exports.default.fetch(`http://api.test/api${path}`, {
+    method: "POST",
+    headers: { APIKey: tenant.apiKey, "Content-Type": contentType },
+    body: bytes,
+  });
 
 const rawPost = (path: string, text: string, method = "POST") =>
   api(path, {
@@ -220,6 +229,17 @@ describe("date-times and dates outside the years 0001..9999", () => {
     expect(problem.errors?.map((e) => e.path)).toContain("date");
   });
 
+  it("names a text that is no date-time once, without the range errors that would follow", async () => {
+    for (const dateFrom of ["2000-01-01T25:00:00Z", "+010000-01-01T00:00:00Z"]) {
+      const response = await api("/v3/contacts/query", {
+        key: tenant.apiKey,
+        body: { dateFrom, dateTo: "2000-01-02T00:00:00Z" },
+      });
+      const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+      expect(problem.errors?.map((e) => e.path)).toEqual(["dateFrom"]);
+    }
+  });
+
   it("E2 refuses expectedUpdatedAt in year 10000 UTC, and E17 a dateFrom in year 0", async () => {
     const order = await importedOrder(tenant);
     const e2 = await api(`/v4/orders/${order.id}`, {
@@ -283,6 +303,106 @@ describe("path and query values", () => {
     });
     const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
     expect(problem.errors?.[0]?.path).toBe("query.tagName");
+  });
+});
+
+describe("text that is not UTF-8", () => {
+  it("refuses a path parameter that is not percent-encoded UTF-8, naming it", async () => {
+    for (const code of ["%ED%A0%80", "%FF", "a%E2%82"]) {
+      const response = await api(`/v2/coupons/${code}`, {
+        method: "PUT",
+        key: tenant.apiKey,
+        body: { discountType: "percent", discountPercent: 5 },
+      });
+      const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+      expect(problem.errors?.map((e) => e.path)).toEqual(["param.code"]);
+    }
+    // The literal text "%FF" is a code like any other, sent encoded.
+    const literal = await api("/v2/coupons/%25FF", { key: tenant.apiKey });
+    await expectProblem(literal, 404, "NOT_FOUND");
+  });
+
+  it("refuses a query value or name that is not percent-encoded UTF-8, naming it", async () => {
+    const response = await api(
+      `/v2/shopplugin/orders?tagName=%ED%A0%80&wineryId=${tenant.wineryId}`,
+      { key: tenant.apiKey, body: JSON.stringify({ id: "A", amountCents: 1 }) },
+    );
+    const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path)).toEqual(["query.tagName"]);
+  });
+
+  it("refuses a body whose bytes are not UTF-8 as MALFORMED_JSON, storing nothing", async () => {
+    const email = `latin-${unique()}@example.com`;
+    const head = `{"contactType":"MASTER","countryIso":"IT","email":"${email}","firstName":"A`;
+    const tail = `Z","lastName":"B","phoneNumber":"1"}`;
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode(head),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode(tail),
+    ]);
+    const response = await exportsFetch("/v2/contacts", bytes, "application/json");
+    const problem = await expectProblem(response, 400, "MALFORMED_JSON");
+    expect(problem.detail).toContain("UTF-8");
+    expect(await count(sql`select count(*) as n from contacts where email = ${email}`)).toBe(0);
+  });
+
+  it("answers 415 for a JSON body declared in another charset, and takes UTF-8 however it is written", async () => {
+    const body = new TextEncoder().encode(
+      '{"dateFrom":"2000-01-01T00:00:00Z","dateTo":"2000-01-02T00:00:00Z"}',
+    );
+    for (const type of [
+      "application/json; charset=utf-16",
+      "application/json; charset=iso-8859-1",
+    ]) {
+      await expectProblem(
+        await exportsFetch("/v3/contacts/query", body, type),
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+      );
+    }
+    for (const type of ['application/json; charset="UTF-8"', "application/json;charset=utf8"]) {
+      expect((await exportsFetch("/v3/contacts/query", body, type)).status).toBe(200);
+    }
+  });
+});
+
+describe("arrays past 1,000 elements", () => {
+  it("are refused anywhere in a body, free-form objects and unknown fields included", async () => {
+    const many = Array.from({ length: 1001 }, (_, i) => i);
+    const query = await api("/v3/contacts/query", {
+      key: tenant.apiKey,
+      body: { dateFrom: "2000-01-01T00:00:00Z", dateTo: "2000-01-02T00:00:00Z", junk: many },
+    });
+    const problem = await expectProblem(query, 400, "VALIDATION_ERROR");
+    expect(problem.errors).toEqual([{ path: "junk", message: "must hold at most 1000 elements" }]);
+
+    const email = `many-${unique()}@example.com`;
+    const contact = await api("/v2/contacts", {
+      key: tenant.apiKey,
+      body: {
+        contactType: "MASTER",
+        countryIso: "IT",
+        email,
+        firstName: "A",
+        lastName: "B",
+        phoneNumber: "1",
+        otherData: { list: many },
+      },
+    });
+    const refused = await expectProblem(contact, 400, "VALIDATION_ERROR");
+    expect(refused.errors?.map((e) => e.path)).toEqual(["otherData.list"]);
+    expect(await count(sql`select count(*) as n from contacts where email = ${email}`)).toBe(0);
+
+    const exactly = await api("/v3/contacts/query", {
+      key: tenant.apiKey,
+      body: {
+        dateFrom: "2000-01-01T00:00:00Z",
+        dateTo: "2000-01-02T00:00:00Z",
+        junk: many.slice(1),
+      },
+    });
+    expect(exactly.status).toBe(200);
   });
 });
 

@@ -122,3 +122,30 @@ describe("tenancy matrix: winery B's key on winery A's data", () => {
     if (entry.readAsA) expect(await entry.readAsA(ids, a)).toEqual(before);
   });
 });
+
+describe("a foreign wineryId anywhere a request can carry one", () => {
+  /** A value for each path parameter: the guard and the 403 come before the parameters' schemas. */
+  const filled = (path: string) =>
+    path.replace(/\{(\w+)\}/g, (_, name: string) =>
+      name === "wineryId" ? b.wineryId : name === "apiChannelKey" ? b.apiChannelKey : "1",
+    );
+
+  it.each(operations.map((op) => [op.key, op] as const))(
+    "%s: 403 for winery A's id in the query, and in a JSON body",
+    async (key, op) => {
+      const method = key.split(" ")[0] as string;
+      const path = `${filled(op.path).replace(/^\/api/, "")}`;
+      const inQuery = await api(`${path}?wineryId=${a.wineryId}`, {
+        method,
+        key: b.apiKey,
+        ...(op.requestBody && { body: {} }),
+      });
+      expect(inQuery.status, await inQuery.clone().text()).toBe(403);
+      expect(((await inQuery.json()) as { code: string }).code).toBe("FORBIDDEN");
+      if (!op.requestBody) return;
+      // Whether or not the operation's schema has a wineryId (E13, E17 and E18 have none).
+      const inBody = await api(path, { method, key: b.apiKey, body: { wineryId: a.wineryId } });
+      expect(inBody.status, await inBody.clone().text()).toBe(403);
+    },
+  );
+});
