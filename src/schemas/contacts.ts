@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, DateRange, FreeObject, Int64, NonBlank, NullableFreeObject } from "./common";
+import { CalendarDate, DateRange, Int64, NonBlank, NullableFreeObject } from "./common";
 
 const trimmed = NonBlank;
 
@@ -21,15 +21,17 @@ export const ContactInputSchema = z
     firstName: trimmed(200).openapi({ example: "Giulia" }),
     lastName: trimmed(200).openapi({ example: "Rossi" }),
     phoneNumber: trimmed(50).openapi({ example: "+39 055 123 4567" }),
-    acceptedMarketing: z.boolean().optional(),
-    acceptedPrivacyTerms: z.boolean().optional(),
-    acceptedProfiling: z.boolean().optional(),
+    // Optional fields take null as "not given" (the stored value stays; a new contact gets the
+    // default), so a contact read from an answer, whose otherData may be null, can be sent back.
+    acceptedMarketing: z.boolean().nullish(),
+    acceptedPrivacyTerms: z.boolean().nullish(),
+    acceptedProfiling: z.boolean().nullish(),
     manualMarketing: z
       .boolean()
-      .optional()
+      .nullish()
       .openapi({ description: "Privacy flag set by the business: a signed paper exists." }),
-    unsubscribed: z.boolean().optional(),
-    otherData: FreeObject.optional(),
+    unsubscribed: z.boolean().nullish(),
+    otherData: NullableFreeObject.optional(),
   })
   .openapi("ContactDTO");
 

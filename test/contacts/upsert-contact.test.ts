@@ -51,6 +51,27 @@ describe("E13 POST /v2/contacts: happy", () => {
     expect(second.acceptedMarketing).toBe(true);
   });
 
+  it("takes back a contact it answered: null optional fields keep the stored values", async () => {
+    const created = (await (
+      await upsert(tenant.apiKey, contactInput({ unsubscribed: true }))
+    ).json()) as Contact;
+    expect(created.otherData).toBeNull();
+    // The answer as it is (id and nulls included), with one change.
+    const response = await upsert(tenant.apiKey, {
+      ...created,
+      firstName: "Giulietta",
+      acceptedMarketing: null,
+    });
+    expect(response.status).toBe(200);
+    const again = (await response.json()) as Contact;
+    expect(again).toEqual({ ...created, firstName: "Giulietta" });
+    // A new contact sent with nulls gets the defaults.
+    const fresh = (await (
+      await upsert(tenant.apiKey, { ...contactInput(), unsubscribed: null, otherData: null })
+    ).json()) as Contact;
+    expect(fresh).toMatchObject({ unsubscribed: false, otherData: null });
+  });
+
   it("converges concurrent upserts of one person on one row", async () => {
     const input = contactInput();
     const answers = await Promise.all(

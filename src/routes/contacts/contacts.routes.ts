@@ -16,7 +16,7 @@ export const upsertContactRoute = createRoute({
   operationId: "upsertContact",
   summary: "E13. Create a single contact (upsert)",
   description:
-    "Creates the contact, or updates the winery's contact with the same lower(trim(email)), in one statement. Optional privacy flags and otherData that are left out keep their stored values. The answer is the stored contact with its id.",
+    "Creates the contact, or updates the winery's contact with the same lower(trim(email)), in one statement. Optional privacy flags and otherData that are left out or sent as null keep their stored values (a new contact gets false and null), so a contact read from an answer can be sent back as it is. The answer is the stored contact with its id.",
   request: { body: jsonRequestBody(ContactInputSchema) },
   responses: {
     200: {

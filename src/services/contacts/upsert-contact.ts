@@ -31,10 +31,11 @@ export function contactUpsertStatement(db: AnyDb, wineryId: string, input: Conta
     countryIso: excluded("country_iso"),
     updatedAt: sql`now()`,
   };
+  // Left out or null: the stored value stays.
   for (const flag of OPTIONAL_FLAGS) {
-    if (input[flag] !== undefined) set[flag] = input[flag];
+    if (input[flag] != null) set[flag] = input[flag];
   }
-  if (input.otherData !== undefined) set.otherData = input.otherData;
+  if (input.otherData != null) set.otherData = input.otherData;
 
   return db
     .insert(contacts)
@@ -45,12 +46,13 @@ export function contactUpsertStatement(db: AnyDb, wineryId: string, input: Conta
       lastName: input.lastName,
       phoneNumber: input.phoneNumber,
       countryIso: input.countryIso,
-      acceptedMarketing: input.acceptedMarketing,
-      acceptedPrivacyTerms: input.acceptedPrivacyTerms,
-      acceptedProfiling: input.acceptedProfiling,
-      manualMarketing: input.manualMarketing,
-      unsubscribed: input.unsubscribed,
-      otherData: input.otherData,
+      // undefined is the column's DEFAULT (false, or null for other_data).
+      acceptedMarketing: input.acceptedMarketing ?? undefined,
+      acceptedPrivacyTerms: input.acceptedPrivacyTerms ?? undefined,
+      acceptedProfiling: input.acceptedProfiling ?? undefined,
+      manualMarketing: input.manualMarketing ?? undefined,
+      unsubscribed: input.unsubscribed ?? undefined,
+      otherData: input.otherData ?? undefined,
     })
     .onConflictDoUpdate({ target: [contacts.wineryId, contacts.emailKey], set })
     .returning();
@@ -59,7 +61,7 @@ export function contactUpsertStatement(db: AnyDb, wineryId: string, input: Conta
 /**
  * The same rule as contactUpsertStatement, as fixed text for a raw batch (rawBatch), where drizzle
  * would build the statement again on every call: $1 the winery, then contactUpsertParameters. A
- * flag or otherData left out is null, which keeps the stored value (a new row gets the column's
+ * flag or otherData left out (or sent as null) is null, which keeps the stored value (a new row gets the column's
  * default, as drizzle's DEFAULT would: false, or null for other_data).
  * test/reservations/import-in-one-request.test.ts holds the two to the same rows.
  */
@@ -94,7 +96,7 @@ export function contactUpsertParameters(wineryId: string, input: ContactInput): 
     input.acceptedProfiling ?? null,
     input.manualMarketing ?? null,
     input.unsubscribed ?? null,
-    input.otherData === undefined ? null : JSON.stringify(input.otherData),
+    input.otherData == null ? null : JSON.stringify(input.otherData),
   ];
 }
 
