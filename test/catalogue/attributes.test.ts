@@ -67,9 +67,34 @@ describe("E6 POST /v2/product-catalog/attributes", () => {
     expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
   });
 
+  it("updates by id without a code, keeping the stored code and every field left out", async () => {
+    const c = code();
+    const first = await created(tenant, { code: c, displayOrder: 7, valueType: "NUMBER" });
+    const response = await upsert(tenant, { attributeId: Number(first.id), names: { en: "Vine" } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ id: first.id, status: "UPDATED" });
+    const attribute = (await (
+      await toggle(tenant, first.id, { isVisible: true })
+    ).json()) as Attribute;
+    expect(attribute).toMatchObject({
+      code: c,
+      names: { en: "Vine" },
+      displayOrder: 7,
+      valueType: "NUMBER",
+    });
+    // Without a code, an id that is not the winery's is still 404, not a 400 about the code.
+    await expectProblem(
+      await upsert(tenant, { attributeId: 9_007_199_254_740, names: {} }),
+      404,
+      "NOT_FOUND",
+    );
+  });
+
   it.each([
     ["code", {}],
+    ["code", { names: { it: 3 } }],
     ["code", { code: "" }],
+    ["code", { code: null, displayOrder: 1 }],
     ["attributeId", { code: "x", attributeId: 1.5 }],
     ["displayOrder", { code: "x", displayOrder: 2 ** 31 }],
     ["names.it", { code: "x", names: { it: 3 } }],
