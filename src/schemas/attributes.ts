@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, Int32, Int64, Int64Id, keyLength, NonBlank } from "./common";
+import { DateTime, Int32, Int64, Int64Id, keyLength, NonBlank, ownKeysRecord } from "./common";
 
 const isObject = (value: unknown): value is { attributeId?: unknown; code?: unknown } =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-const Names = z.record(z.string().min(1).max(35), z.string().max(500)).openapi({
+const Names = ownKeysRecord(z.string().min(1).max(35), z.string().max(500)).openapi({
   description: "The attribute's name by language key (it, en, ...).",
   example: { it: "Vitigno", en: "Grape" },
   ...keyLength(1, 35),

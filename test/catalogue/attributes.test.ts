@@ -90,6 +90,25 @@ describe("E6 POST /v2/product-catalog/attributes", () => {
     );
   });
 
+  it("stores a __proto__ language key as sent, and validates its value like any other", async () => {
+    const names = JSON.parse('{"__proto__":"Proto","en":"Grape"}');
+    const { id } = await created(tenant, { names });
+    const attribute = (await (await toggle(tenant, id, { isVisible: true })).json()) as Attribute;
+    expect(Object.entries(attribute.names)).toEqual(
+      expect.arrayContaining([
+        ["__proto__", "Proto"],
+        ["en", "Grape"],
+      ]),
+    );
+    expect(Object.getPrototypeOf(attribute.names)).toBe(Object.prototype);
+    const problem = await expectProblem(
+      await upsert(tenant, { code: code(), names: JSON.parse('{"__proto__":3,"en":"Grape"}') }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["names.__proto__"]);
+  });
+
   it.each([
     ["code", {}],
     ["code", { names: { it: 3 } }],

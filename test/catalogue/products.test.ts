@@ -201,6 +201,38 @@ describe("PUT/GET /v2/product-catalog/products/{id}: happy", () => {
     });
   });
 
+  it("keeps a __proto__ language key in the product's and its categories' translations", async () => {
+    const translations = () => JSON.parse('{"__proto__":"Proto","it":"Rosso"}');
+    const product = await storedProduct(tenant, {
+      nameTranslations: translations(),
+      posNameTranslations: translations(),
+      categories: [{ id: crypto.randomUUID(), nameTranslations: translations() }],
+    });
+    for (const map of [
+      product.nameTranslations,
+      product.posNameTranslations,
+      product.categories[0]?.nameTranslations,
+    ]) {
+      expect(Object.entries(map ?? {})).toEqual(
+        expect.arrayContaining([
+          ["__proto__", "Proto"],
+          ["it", "Rosso"],
+        ]),
+      );
+    }
+    expect(await (await getProduct(tenant, product.id)).json()).toEqual(product);
+    const problem = await expectProblem(
+      await putProduct(
+        tenant,
+        crypto.randomUUID(),
+        wine({ descriptionTranslations: JSON.parse('{"__proto__":null}') }),
+      ),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["descriptionTranslations.__proto__"]);
+  });
+
   it("assigns attribute values by text (created once) and by id", async () => {
     const code = `grape-${crypto.randomUUID().slice(0, 8)}`;
     const [attribute] = await testDb()
