@@ -1,7 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, Int32, Int64, Int64Id, keyLength, NonBlank } from "./common";
+import { DateTime, Int32, Int64, Int64Id, keyLength, NonBlank, ownKeysRecord } from "./common";
 
-const Names = z.record(z.string().min(1).max(35), z.string().max(500)).openapi({
+const isObject = (value: unknown): value is { attributeId?: unknown; code?: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const Names = ownKeysRecord(z.string().min(1).max(35), z.string().max(500)).openapi({
   description: "The attribute's name by language key (it, en, ...).",
   example: { it: "Vitigno", en: "Grape" },
   ...keyLength(1, 35),
@@ -10,12 +13,22 @@ const Names = z.record(z.string().min(1).max(35), z.string().max(500)).openapi({
 export const UpsertAttributeRequestSchema = z
   .object({
     attributeId: Int64.min(1).optional(),
-    code: NonBlank(100).openapi({ example: "grape" }),
+    code: NonBlank(100).optional().openapi({
+      description:
+        "The attribute's code, unique in the winery. Required without `attributeId` (it finds or creates the attribute); with `attributeId`, optional: present renames the attribute, absent keeps its code.",
+      example: "grape",
+    }),
     names: Names.optional(),
     applicableToTypes: z.array(z.string().min(1).max(100)).max(100).optional(),
     displayOrder: Int32.optional(),
     isVisible: z.boolean().optional(),
     valueType: z.string().min(1).max(50).optional().openapi({ example: "TEXT" }),
+  })
+  // `when` runs the check even when another field failed, so `{}` and `{ names: 5 }` both name `code`.
+  .refine((r) => r.attributeId !== undefined || r.code !== undefined, {
+    path: ["code"],
+    message: "is required without attributeId",
+    when: (payload) => isObject(payload.value),
   })
   .openapi("UpsertAttributeRequest");
 export type UpsertAttributeRequest = z.infer<typeof UpsertAttributeRequestSchema>;

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, DateTime, Int64, NullableFreeObject } from "./common";
+import { CalendarDate, DateTime, Int64, NullableFreeObject, ownKeysRecord } from "./common";
 import { SlotSchema } from "./slots";
 
-const TextMap = z.record(z.string(), z.string()).nullable();
+const TextMap = ownKeysRecord(z.string(), z.string()).nullable();
 const text = z.string().nullable();
 
 export const SlotActionsReportSchema = z

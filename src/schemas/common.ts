@@ -99,6 +99,80 @@ export const NullableFreeObject = z
   )
   .openapi({ type: ["object", "null"], additionalProperties: true });
 
+const PROTO = "__proto__";
+
+/**
+ * A ZodRecord that also keeps a `__proto__` key, as decisions.md ("Hostile input") requires of
+ * every key a client sends. Zod's record skips that key without a word (neither validated nor
+ * kept), so `{"__proto__": "x", "en": "E"}` would be stored as `{"en": "E"}`. This record runs
+ * Zod's, then validates the sent `__proto__` entry with the record's own key and value schemas
+ * (issues under the path `__proto__`) and defines it as an own property of the output, so it
+ * never touches the prototype. It is a ZodRecord (same def, same traits), so the OpenAPI
+ * generator documents it exactly as `z.record`, and `.openapi()` clones keep the behaviour.
+ */
+const OwnKeysRecord = z.core.$constructor(
+  "OwnKeysRecord",
+  (inst: z.ZodRecord, def: z.core.$ZodRecordDef) => {
+    z.ZodRecord.init(inst, def);
+    // Wrapped now, before the constructor's deferred steps copy `parse` into `run` and wrap it.
+    const parseRecord = inst._zod.parse;
+    inst._zod.parse = (payload, ctx) => {
+      const input = payload.value;
+      const sent = isPlainObject(input) ? Object.getOwnPropertyDescriptor(input, PROTO) : undefined;
+      const result = parseRecord(payload, ctx);
+      if (!sent) return result;
+      return result instanceof Promise
+        ? result.then((done) => keepProto(inst, def, done, sent.value, ctx))
+        : keepProto(inst, def, result, sent.value, ctx);
+    };
+  },
+);
+
+function keepProto(
+  inst: z.ZodRecord,
+  def: z.core.$ZodRecordDef,
+  payload: z.core.ParsePayload,
+  value: unknown,
+  ctx: z.core.ParseContextInternal,
+): z.core.ParsePayload | Promise<z.core.ParsePayload> {
+  const key = def.keyType._zod.run({ value: PROTO, issues: [] }, ctx);
+  if (key instanceof Promise) throw new Error("async record keys are not supported");
+  if (key.issues.length) {
+    payload.issues.push({
+      code: "invalid_key",
+      origin: "record",
+      issues: key.issues.map((issue) => z.core.util.finalizeIssue(issue, ctx, z.core.config())),
+      input: PROTO,
+      path: [PROTO],
+      inst,
+    });
+    return payload;
+  }
+  const store = (result: z.core.ParsePayload) => {
+    payload.issues.push(...z.core.util.prefixIssues(PROTO, result.issues));
+    Object.defineProperty(payload.value, String(key.value), {
+      value: result.value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    return payload;
+  };
+  const result = def.valueType._zod.run({ value, issues: [] }, ctx);
+  return result instanceof Promise ? result.then(store) : store(result);
+}
+
+/**
+ * `z.record(key, value)` that keeps a `__proto__` key as sent (see OwnKeysRecord): for every
+ * request record keyed by free text. The document is the same as z.record's.
+ */
+export function ownKeysRecord<K extends z.core.$ZodRecordKey, V extends z.ZodType>(
+  keyType: K,
+  valueType: V,
+): z.ZodRecord<K, V> {
+  return new OwnKeysRecord({ type: "record", keyType, valueType }) as unknown as z.ZodRecord<K, V>;
+}
+
 /**
  * The length bounds of a record's keys, for its `.openapi()`: the generator leaves a key schema's
  * bounds out of the document (and its metadata type has no `propertyNames`), so a document reader

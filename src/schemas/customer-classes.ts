@@ -42,13 +42,18 @@ export const TimestampInputSchema = z
 const Rate = z.number().min(0).max(100).openapi({ description: "A percentage, 0..100." });
 const PriceType = z.enum(["MONTHLY", "YEARLY", "UNA_TANTUM"]);
 
-export const UpdateCustomerClassCommandSchema = z
+const CommandIds = {
+  id: Uuid.optional().openapi({ description: "If present, must be the id in the path." }),
+  wineryId: Uuid.optional().openapi({ description: "If present, must be the API key's winery." }),
+  classId: Int32.optional().openapi({
+    description: "Read-only: numbered by the service per winery (1, 2, 3, ...); ignored.",
+  }),
+};
+
+/** A new class: name, type and priceType required, the rest defaulted. */
+export const CreateCustomerClassCommandSchema = z
   .object({
-    id: Uuid.optional().openapi({ description: "If present, must be the id in the path." }),
-    wineryId: Uuid.optional().openapi({ description: "If present, must be the API key's winery." }),
-    classId: Int32.optional().openapi({
-      description: "Read-only: numbered by the service per winery (1, 2, 3, ...); ignored.",
-    }),
+    ...CommandIds,
     className: NonBlank(200),
     classType: NonBlank(100),
     caseDiscountRate: Rate.default(0),
@@ -59,8 +64,29 @@ export const UpdateCustomerClassCommandSchema = z
     priceType: PriceType,
     validityDate: TimestampInputSchema.nullable().default(null),
   })
+  .openapi("CreateCustomerClassCommand");
+export type CreateCustomerClassCommand = z.infer<typeof CreateCustomerClassCommandSchema>;
+
+/**
+ * E7: every field optional and without a default, so the service can tell a field left out (kept)
+ * from one sent (replaced). Only validityDate is nullable (null = no expiry): a null for a field
+ * the class always has is a 400 naming it.
+ */
+export const UpdateCustomerClassCommandSchema = z
+  .object({
+    ...CommandIds,
+    className: NonBlank(200).optional(),
+    classType: NonBlank(100).optional(),
+    caseDiscountRate: Rate.optional(),
+    discountRate: Rate.optional(),
+    isActive: z.boolean().optional(),
+    isPaid: z.boolean().optional(),
+    price: z.number().min(0).max(1e12).optional(),
+    priceType: PriceType.optional(),
+    validityDate: TimestampInputSchema.nullable().optional(),
+  })
   .openapi("UpdateCustomerClassCommand");
-export type CustomerClassCommand = z.infer<typeof UpdateCustomerClassCommandSchema>;
+export type UpdateCustomerClassCommand = z.infer<typeof UpdateCustomerClassCommandSchema>;
 
 export const CustomerClassSchema = z
   .object({

@@ -1,11 +1,19 @@
 /** The nested parts of ExperienceAllParamsInput, as service-interface.md lists them. */
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, DateTime, Int32, Int64, NullableFreeObject, Uuid } from "./common";
+import {
+  CalendarDate,
+  DateTime,
+  Int32,
+  Int64,
+  NullableFreeObject,
+  ownKeysRecord,
+  Uuid,
+} from "./common";
 import { LocalTimeSchema } from "./slots";
 
 const opt = <T extends z.ZodType>(schema: T) => schema.nullish();
 const list = <T extends z.ZodType>(schema: T) => z.array(schema).max(1000);
-export const TextMap = z.record(z.string(), z.string());
+export const TextMap = ownKeysRecord(z.string(), z.string());
 
 export const LANGUAGES = [
   "SPANISH",

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_SAFE_CENTS } from "../lib/money";
-import { DateTime, FreeObject, Int32, Int64, Uuid } from "./common";
+import { DateTime, FreeObject, Int32, Int64, ownKeysRecord, Uuid } from "./common";
 import {
   AdditionalQuestionSchema,
   ExperienceDetailsSchema,
@@ -69,8 +69,8 @@ export const EXPERIENCE_FIELDS = {
   titleTranslations: TextMap,
   additionalQuestions: list(AdditionalQuestionSchema),
   experienceIntegrations: list(ExperienceIntegrationSchema),
-  experiencePriceExtrasAttributes: z.record(z.string(), ExperiencePriceExtrasSchema),
-  experiencePriceLabelsAttributes: z.record(z.string(), ExperiencePriceLabelsSchema),
+  experiencePriceExtrasAttributes: ownKeysRecord(z.string(), ExperiencePriceExtrasSchema),
+  experiencePriceLabelsAttributes: ownKeysRecord(z.string(), ExperiencePriceLabelsSchema),
   flatTranslations: ExperienceDetailsSchema,
   languagesIsoCode: list(z.string()),
   metadata: list(MetadataEntrySchema),

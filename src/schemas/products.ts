@@ -8,14 +8,16 @@ import {
   Int64,
   Int64Id,
   keyLength,
+  ownKeysRecord,
   Uuid,
 } from "./common";
 
 const Text = z.string().max(10_000);
 const ShortText = z.string().max(500);
-const Translations = z
-  .record(z.string().min(1).max(35), Text)
-  .openapi({ description: "Text by language key (it, en, de, ...).", ...keyLength(1, 35) });
+const Translations = ownKeysRecord(z.string().min(1).max(35), Text).openapi({
+  description: "Text by language key (it, en, de, ...).",
+  ...keyLength(1, 35),
+});
 const Rate = z.number().min(0).max(100);
 
 // ---- answers -------------------------------------------------------------------------------

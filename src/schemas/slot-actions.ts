@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, Int32, NullableFreeObject, Uuid } from "./common";
+import { CalendarDate, Int32, NullableFreeObject, ownKeysRecord, Uuid } from "./common";
 import { LocalTimeSchema, WEEK_DAYS } from "./slots";
 
 /**
@@ -9,8 +9,8 @@ import { LocalTimeSchema, WEEK_DAYS } from "./slots";
  */
 const nullableTime = LocalTimeSchema.or(z.null()).optional();
 
-const WeekDaysSchema = z
-  .record(z.string(), z.boolean())
+// ownKeysRecord, so a `__proto__` key reaches the check below (and is refused) instead of vanishing.
+const WeekDaysSchema = ownKeysRecord(z.string(), z.boolean())
   .superRefine((map, ctx) => {
     for (const key of Object.keys(map)) {
       if (!(WEEK_DAYS as readonly string[]).includes(key.toUpperCase()))
@@ -63,7 +63,7 @@ export const SlotActionRequestSchema = z
     ignoreManualModification: z.boolean().nullish(),
     dryRun: z.boolean().nullish(),
     extraData: NullableFreeObject.optional(),
-    options: z.record(z.string(), z.boolean()).nullish().openapi({
+    options: ownKeysRecord(z.string(), z.boolean()).nullish().openapi({
       description: "Accepted and ignored: no options are defined.",
     }),
   })

@@ -431,3 +431,99 @@ describe("free-form objects keep every key as sent", () => {
     expect(await order.text()).toContain('"userMetadata":{"__proto__":{"x":1}}');
   });
 });
+
+describe("maps keyed by free text keep a __proto__ key as sent", () => {
+  /** The map's entries, so an own `__proto__` key is compared like any other. */
+  const entries = (map: unknown) => Object.entries(map as Record<string, unknown>);
+
+  it("E8/PUT experiences: text maps and the price extras and labels", async () => {
+    const id = crypto.randomUUID();
+    const response = await rawPost(
+      `/v2/experiences/${id}`,
+      `{"active":true,"maxParties":10,"titleTranslations":{"__proto__":"P","en":"Tour"},"experiencePriceExtrasAttributes":{"__proto__":{"priceCents":500,"titleTranslations":{"__proto__":"X"}}},"experiencePriceLabelsAttributes":{"__proto__":{"priceCents":100}}}`,
+      "PUT",
+    );
+    expect(response.status).toBe(200);
+    const read = (await (await api(`/v2/experiences/${id}`, { key: tenant.apiKey })).json()) as {
+      titleTranslations: unknown;
+      experiencePriceExtrasAttributes: Record<string, { titleTranslations: unknown }>;
+      experiencePriceLabelsAttributes: unknown;
+    };
+    expect(entries(read.titleTranslations)).toEqual(
+      expect.arrayContaining([
+        ["__proto__", "P"],
+        ["en", "Tour"],
+      ]),
+    );
+    const extras = entries(read.experiencePriceExtrasAttributes);
+    expect(extras.map(([key]) => key)).toEqual(["__proto__"]);
+    const extra = extras[0]?.[1] as { priceCents: number; titleTranslations: unknown } | undefined;
+    expect(extra).toMatchObject({ priceCents: 500 });
+    expect(entries(extra?.titleTranslations ?? {})).toEqual([["__proto__", "X"]]);
+    expect(entries(read.experiencePriceLabelsAttributes)).toEqual([
+      ["__proto__", expect.objectContaining({ priceCents: 100 })],
+    ]);
+  });
+
+  it.each([
+    ["titleTranslations.__proto__", '"titleTranslations":{"__proto__":1}'],
+    [
+      "experiencePriceExtrasAttributes.__proto__.priceCents",
+      '"experiencePriceExtrasAttributes":{"__proto__":{"priceCents":"x"}}',
+    ],
+    [
+      "experiencePriceLabelsAttributes.__proto__",
+      '"experiencePriceLabelsAttributes":{"__proto__":[]}',
+    ],
+  ])("an invalid __proto__ entry is a 400 naming %s", async (path, member) => {
+    const problem = await expectProblem(
+      await rawPost(
+        "/v2/experiences/preview-propagation",
+        `{"active":true,"maxParties":10,${member}}`,
+      ),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual([path]);
+  });
+
+  it("the document still describes them as plain maps", async () => {
+    const doc = (await (await api("/openapi.json")).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
+    const { schemas } = doc.components;
+    expect(schemas.UpsertAttributeRequest?.properties.names).toMatchObject({
+      type: "object",
+      additionalProperties: { type: "string", maxLength: 500 },
+      propertyNames: { minLength: 1, maxLength: 35 },
+    });
+    expect(schemas.ExperienceAllParamsInput?.properties.experiencePriceExtrasAttributes).toEqual({
+      type: ["object", "null"],
+      additionalProperties: { $ref: "#/components/schemas/ExperiencePriceExtras" },
+    });
+  });
+
+  it("E9 validates a __proto__ option like any other", async () => {
+    const problem = await expectProblem(
+      await rawPost(
+        "/v2/availabilities/actions",
+        `{"requests":[{"action":"DELETE","slotId":"${crypto.randomUUID()}","options":{"__proto__":"yes"}}]}`,
+      ),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["requests[0].options.__proto__"]);
+  });
+
+  it("E9 refuses a __proto__ week day as it refuses any other unknown day", async () => {
+    const problem = await expectProblem(
+      await rawPost(
+        "/v2/availabilities/actions",
+        `{"requests":[{"action":"DELETE","slotId":"${crypto.randomUUID()}","weekDays":{"__proto__":true,"MONDAY":true}}]}`,
+      ),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["requests[0].weekDays.__proto__"]);
+  });
+});

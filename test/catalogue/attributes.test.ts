@@ -67,9 +67,53 @@ describe("E6 POST /v2/product-catalog/attributes", () => {
     expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
   });
 
+  it("updates by id without a code, keeping the stored code and every field left out", async () => {
+    const c = code();
+    const first = await created(tenant, { code: c, displayOrder: 7, valueType: "NUMBER" });
+    const response = await upsert(tenant, { attributeId: Number(first.id), names: { en: "Vine" } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ id: first.id, status: "UPDATED" });
+    const attribute = (await (
+      await toggle(tenant, first.id, { isVisible: true })
+    ).json()) as Attribute;
+    expect(attribute).toMatchObject({
+      code: c,
+      names: { en: "Vine" },
+      displayOrder: 7,
+      valueType: "NUMBER",
+    });
+    // Without a code, an id that is not the winery's is still 404, not a 400 about the code.
+    await expectProblem(
+      await upsert(tenant, { attributeId: 9_007_199_254_740, names: {} }),
+      404,
+      "NOT_FOUND",
+    );
+  });
+
+  it("stores a __proto__ language key as sent, and validates its value like any other", async () => {
+    const names = JSON.parse('{"__proto__":"Proto","en":"Grape"}');
+    const { id } = await created(tenant, { names });
+    const attribute = (await (await toggle(tenant, id, { isVisible: true })).json()) as Attribute;
+    expect(Object.entries(attribute.names)).toEqual(
+      expect.arrayContaining([
+        ["__proto__", "Proto"],
+        ["en", "Grape"],
+      ]),
+    );
+    expect(Object.getPrototypeOf(attribute.names)).toBe(Object.prototype);
+    const problem = await expectProblem(
+      await upsert(tenant, { code: code(), names: JSON.parse('{"__proto__":3,"en":"Grape"}') }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["names.__proto__"]);
+  });
+
   it.each([
     ["code", {}],
+    ["code", { names: { it: 3 } }],
     ["code", { code: "" }],
+    ["code", { code: null, displayOrder: 1 }],
     ["attributeId", { code: "x", attributeId: 1.5 }],
     ["displayOrder", { code: "x", displayOrder: 2 ** 31 }],
     ["names.it", { code: "x", names: { it: 3 } }],

@@ -158,6 +158,81 @@ describe("PUT/GET /v2/product-catalog/products/{id}: happy", () => {
     expect(await (await getProduct(tenant, id)).json()).toEqual(replaced);
   });
 
+  it("a category entry keeps the members it leaves out: `{ id }` alone links, a member sent replaces", async () => {
+    const categoryId = crypto.randomUUID();
+    const full = {
+      nameEn: "Reds",
+      nameIt: "Rossi",
+      nameTranslationId: "cat.reds",
+      nameTranslations: { en: "Reds", it: "Rossi" },
+      descriptionTranslationId: "cat.reds.d",
+      descriptionTranslations: { en: "Red wines" },
+      priority: 4,
+    };
+    const first = await storedProduct(tenant, { categories: [{ id: categoryId, ...full }] });
+    const { productsCount: _, ...stored } = first.categories[0] ?? {};
+    expect(stored).toMatchObject(full);
+    // Another product links the category by id alone: the category is as it was, for both.
+    const second = await storedProduct(tenant, { categories: [{ id: categoryId }] });
+    expect(second.categories).toEqual([{ ...stored, productsCount: 2 }]);
+    const reread = (await (await getProduct(tenant, first.id)).json()) as Product;
+    expect(reread.categories).toEqual([{ ...stored, productsCount: 2 }]);
+    // Members sent replace (null clears); the others stay.
+    const third = await storedProduct(tenant, {
+      categories: [{ id: categoryId, nameEn: "Red wines", nameTranslations: null, priority: 0 }],
+    });
+    expect(third.categories[0]).toEqual({
+      ...stored,
+      nameEn: "Red wines",
+      nameTranslations: null,
+      priority: 0,
+      productsCount: 3,
+    });
+    // A new category takes the defaults for what it leaves out.
+    const fresh = crypto.randomUUID();
+    const fourth = await storedProduct(tenant, { categories: [{ id: fresh, nameIt: "Bianchi" }] });
+    expect(fourth.categories[0]).toMatchObject({
+      id: fresh,
+      nameIt: "Bianchi",
+      nameEn: null,
+      nameTranslations: null,
+      parentCategoryId: null,
+      priority: 0,
+    });
+  });
+
+  it("keeps a __proto__ language key in the product's and its categories' translations", async () => {
+    const translations = () => JSON.parse('{"__proto__":"Proto","it":"Rosso"}');
+    const product = await storedProduct(tenant, {
+      nameTranslations: translations(),
+      posNameTranslations: translations(),
+      categories: [{ id: crypto.randomUUID(), nameTranslations: translations() }],
+    });
+    for (const map of [
+      product.nameTranslations,
+      product.posNameTranslations,
+      product.categories[0]?.nameTranslations,
+    ]) {
+      expect(Object.entries(map ?? {})).toEqual(
+        expect.arrayContaining([
+          ["__proto__", "Proto"],
+          ["it", "Rosso"],
+        ]),
+      );
+    }
+    expect(await (await getProduct(tenant, product.id)).json()).toEqual(product);
+    const problem = await expectProblem(
+      await putProduct(
+        tenant,
+        crypto.randomUUID(),
+        wine({ descriptionTranslations: JSON.parse('{"__proto__":null}') }),
+      ),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["descriptionTranslations.__proto__"]);
+  });
+
   it("assigns attribute values by text (created once) and by id", async () => {
     const code = `grape-${crypto.randomUUID().slice(0, 8)}`;
     const [attribute] = await testDb()

@@ -159,6 +159,44 @@ describe("E7 PUT /v2/customerclass/{id}: happy", () => {
     expect(none).toMatchObject({ validityDate: null, isExpired: false });
   });
 
+  it("keeps every field left out: a partial PUT never re-activates or wipes", async () => {
+    const before = await created(tenant, { isActive: false });
+    const renamed = (await (
+      await update(tenant, before.id, { className: "Renamed" })
+    ).json()) as CustomerClass;
+    const { updatedAt: _b, ...kept } = before;
+    const { updatedAt: _a, ...now } = renamed;
+    expect(now).toEqual({ ...kept, className: "Renamed" });
+    expect(renamed).toMatchObject({ isActive: false, isPaid: true, discountRate: 10, price: 240 });
+    // An empty body changes nothing but updatedAt; the read agrees.
+    const untouched = (await (await update(tenant, before.id, {})).json()) as CustomerClass;
+    expect(untouched).toMatchObject({ ...now, updatedAt: expect.any(Object) });
+    expect(await (await read(tenant, before.id)).json()).toEqual(untouched);
+  });
+
+  it("a field sent replaces (validityDate null clears it, false and 0 are values)", async () => {
+    const before = await created(tenant);
+    const after = (await (
+      await update(tenant, before.id, {
+        validityDate: null,
+        isPaid: false,
+        discountRate: 0,
+        priceType: "MONTHLY",
+      })
+    ).json()) as CustomerClass;
+    expect(after).toMatchObject({
+      validityDate: null,
+      isExpired: false,
+      isPaid: false,
+      discountRate: 0,
+      priceType: "MONTHLY",
+      className: before.className,
+      caseDiscountRate: before.caseDiscountRate,
+      price: before.price,
+      isActive: true,
+    });
+  });
+
   it("isExpired at the boundary: the same instant is not past, one millisecond later is", () => {
     expect(isExpired(1000, 1000)).toBe(false);
     expect(isExpired(1000, 1001)).toBe(true);
@@ -193,6 +231,29 @@ describe("E7 PUT /v2/customerclass/{id}: errors", () => {
     );
     expect(problem.errors?.map((e) => e.path.split(/[.[]/)[0])).toContain(path);
   });
+
+  it.each([
+    "className",
+    "classType",
+    "caseDiscountRate",
+    "discountRate",
+    "isActive",
+    "isPaid",
+    "price",
+    "priceType",
+  ])(
+    "null for %s, which the class always has, is 400 naming it (nothing changes)",
+    async (field) => {
+      const { id: classId, updatedAt: _, ...before } = await created(tenant);
+      const problem = await expectProblem(
+        await update(tenant, classId, { className: "Changed", [field]: null }),
+        400,
+        "VALIDATION_ERROR",
+      );
+      expect(problem.errors?.map((e) => e.path)).toEqual([field]);
+      expect(await (await read(tenant, classId)).json()).toMatchObject(before);
+    },
+  );
 
   it("a body id other than the path's is 400; an unknown class 404; a malformed id 400", async () => {
     const problem = await expectProblem(

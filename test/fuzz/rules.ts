@@ -120,6 +120,10 @@ const FIXUPS: Record<
         e.amountCentsBeforeDiscount = 100;
     });
   },
+  // E6: without attributeId, code is required (the route's description).
+  upsertAttribute: (body) => {
+    if (body.attributeId === undefined && body.code === undefined) body.code = "fuzz";
+  },
   // Catalogue: an attribute assignment names exactly one of attributeValueId and value.
   putProduct: (body) => {
     // No two categories, channels or files share an id.

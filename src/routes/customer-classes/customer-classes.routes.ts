@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
 import {
+  CreateCustomerClassCommandSchema,
   CustomerClassIdParamsSchema,
   CustomerClassSchema,
   UpdateCustomerClassCommandSchema,
@@ -8,7 +9,7 @@ import {
 import { errorResponses, readErrorResponses } from "../../schemas/problem";
 
 const TIMESTAMPS =
-  "Timestamps (validityDate, createdAt, updatedAt) are java.sql.Timestamp's bean shape in UTC, exactly as its getters give it (year since 1900, month 0..11, date = day of month, day = weekday 0 = Sunday, nanos 0..999,999,999 also before 1970, Java's Julian calendar before 1582-10-15). On input validityDate is that object (only `time` is read) or an ISO date-time; null or absent means no expiry. isExpired: validityDate lies in the past. Rates are percentages 0..100; priceType is MONTHLY, YEARLY or UNA_TANTUM. Fields left out take their defaults (rates and price 0, isActive true, isPaid false). classId is numbered per winery (1, 2, 3, ...) when the class is created and is ignored on input.";
+  "Timestamps (validityDate, createdAt, updatedAt) are java.sql.Timestamp's bean shape in UTC, exactly as its getters give it (year since 1900, month 0..11, date = day of month, day = weekday 0 = Sunday, nanos 0..999,999,999 also before 1970, Java's Julian calendar before 1582-10-15). On input validityDate is that object (only `time` is read) or an ISO date-time; null means no expiry. isExpired: validityDate lies in the past. Rates are percentages 0..100; priceType is MONTHLY, YEARLY or UNA_TANTUM. classId is numbered per winery (1, 2, 3, ...) when the class is created and is ignored on input.";
 
 export const createCustomerClassRoute = createRoute({
   method: "post",
@@ -16,8 +17,8 @@ export const createCustomerClassRoute = createRoute({
   tags: ["Customer classes"],
   operationId: "createCustomerClass",
   summary: "Create a customer class",
-  description: `Creates a class (a wine club, a trade class) of the API key's winery, with the winery's next classId, in one statement. A body wineryId other than the key's is 403. ${TIMESTAMPS}`,
-  request: { body: jsonRequestBody(UpdateCustomerClassCommandSchema) },
+  description: `Creates a class (a wine club, a trade class) of the API key's winery, with the winery's next classId, in one statement. className, classType and priceType are required; fields left out take their defaults (rates and price 0, isActive true, isPaid false, validityDate null). A body wineryId other than the key's is 403. ${TIMESTAMPS}`,
+  request: { body: jsonRequestBody(CreateCustomerClassCommandSchema) },
   responses: {
     201: jsonResponse(CustomerClassSchema, "The created class."),
     ...errorResponses("FORBIDDEN"),
@@ -30,7 +31,7 @@ export const updateCustomerClassRoute = createRoute({
   tags: ["Customer classes"],
   operationId: "updateCustomerClass",
   summary: "E7. Update a customer class by id",
-  description: `Replaces the fields of an existing class of the winery in one statement (404 otherwise, another winery's included). A body id other than the path's is 400; a body wineryId other than the key's is 403. ${TIMESTAMPS}`,
+  description: `Updates an existing class of the winery in one statement (404 otherwise, another winery's included). Every field is optional: a field left out keeps its stored value (a body without isActive leaves a deactivated class deactivated); a field sent replaces it. validityDate null clears it (no expiry); null for any other field is 400 naming it, since the class always has one. A body id other than the path's is 400; a body wineryId other than the key's is 403. ${TIMESTAMPS}`,
   request: {
     params: CustomerClassIdParamsSchema,
     body: jsonRequestBody(UpdateCustomerClassCommandSchema),

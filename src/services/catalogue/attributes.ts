@@ -2,7 +2,7 @@ import { and, eq, not, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
 import { attributes } from "../../db/schema";
-import { AppError, NotFoundError } from "../../lib/errors";
+import { AppError, NotFoundError, ValidationError } from "../../lib/errors";
 import type {
   Attribute,
   CreationResponse,
@@ -14,7 +14,7 @@ import type {
  * E6. One statement either way: with `attributeId`, an UPDATE of the winery's attribute (NOT_FOUND
  * otherwise); without, an INSERT ... ON CONFLICT (winery_id, code) DO UPDATE, so concurrent
  * upserts of one code converge on one attribute. Fields left out keep their stored values (defaults
- * on creation).
+ * on creation); by id that includes `code`.
  */
 export async function upsertAttribute(
   db: HttpDb,
@@ -33,9 +33,14 @@ export async function upsertAttribute(
       if (!row) throw new NotFoundError("Attribute", attributeId);
       return answer(row.id, false);
     }
+    const { code } = fields;
+    // The route schema requires `code` without `attributeId`; this keeps the insert total.
+    if (code === undefined) {
+      throw new ValidationError([{ path: "code", message: "is required without attributeId" }]);
+    }
     const [row] = await db
       .insert(attributes)
-      .values({ ...fields, wineryId })
+      .values({ ...fields, code, wineryId })
       .onConflictDoUpdate({
         target: [attributes.wineryId, attributes.code],
         set: { ...set, updatedAt: sql`now()` },

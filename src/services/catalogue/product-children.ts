@@ -12,15 +12,33 @@ export function childParams(wineryId: string, productId: string, c: Children): C
   return {
     wineryId,
     productId,
-    categories: JSON.stringify(
-      c.categories.map((cat) => ({ ...cat, priority: cat.priority ?? 0 })),
-    ),
+    // As sent: a member left out stays out, so the upsert can keep the stored value (see below).
+    categories: JSON.stringify(c.categories),
     channels: JSON.stringify(c.channels),
     attributeAssignments: JSON.stringify(c.attributeAssignments),
     metadata: JSON.stringify(c.metadata),
     files: JSON.stringify(c.files),
   };
 }
+
+/** A category's members (as CategoryInput names them) and their columns. */
+const CATEGORY_MEMBERS = [
+  ["parentCategoryId", "parent_category_id"],
+  ["nameEn", "name_en"],
+  ["nameIt", "name_it"],
+  ["nameTranslationId", "name_translation_id"],
+  ["nameTranslations", "name_translations"],
+  ["descriptionTranslationId", "description_translation_id"],
+  ["descriptionTranslations", "description_translations"],
+  ["priority", "priority"],
+] as const;
+
+/** The category upsert's updates: a column is replaced only when the entry sent its member. */
+const CATEGORY_SETS = CATEGORY_MEMBERS.map(
+  ([member, column]) =>
+    `${column} = case when (select s.e ? '${member}' from sent s where s.id = excluded.id)
+      then excluded.${column} else categories.${column} end`,
+).join(",\n        ");
 
 /** Members of a file that are columns or answers, never kept in its free-form `data`. */
 const FILE_COLUMNS = "array['id', 'productId', 'displayOrder', 'flags', 'updatedAt']";
@@ -29,6 +47,7 @@ const FILE_COLUMNS = "array['id', 'productId', 'displayOrder', 'flags', 'updated
  * The statements that replace a product's children, to run in one batch after the product upsert.
  * They carry their rows as one jsonb parameter each, so an empty list is still a valid statement
  * and the text is the same for any product (every value a parameter: see put-product.ts).
+ * Categories are upserted by id, a member left out keeping the stored value.
  * Files keep their ids: a file sent with the id of one of this product's files is updated in place
  * (E12 can keep addressing it), the product's files not sent are deleted, the rest are inserted.
  */
@@ -36,23 +55,23 @@ export function childTemplates(p: ChildParams): SQL[] {
   const { wineryId, productId } = p;
   const json = (value: unknown) => sql`${value}::jsonb`;
   return [
+    // A new category takes the defaults for the members left out (null, priority 0); an existing
+    // one of this winery keeps them: each column is replaced only when its member was sent (`?`
+    // on the element as sent), so `{ id }` alone just links the category.
     sql`
+      with sent as (
+        select x.e, r.* from jsonb_array_elements(${json(p.categories)}) as x(e)
+        cross join lateral jsonb_to_record(x.e) as r(id uuid, "parentCategoryId" uuid,
+          "nameEn" text, "nameIt" text, "nameTranslationId" text, "nameTranslations" jsonb,
+          "descriptionTranslationId" text, "descriptionTranslations" jsonb, priority int))
       insert into categories (id, winery_id, parent_category_id, name_en, name_it,
         name_translation_id, name_translations, description_translation_id,
         description_translations, priority)
-      select r.id, ${wineryId}, r."parentCategoryId", r."nameEn", r."nameIt",
-        r."nameTranslationId", r."nameTranslations", r."descriptionTranslationId",
-        r."descriptionTranslations", r.priority
-      from jsonb_to_recordset(${json(p.categories)}) as r(id uuid, "parentCategoryId" uuid,
-        "nameEn" text, "nameIt" text, "nameTranslationId" text, "nameTranslations" jsonb,
-        "descriptionTranslationId" text, "descriptionTranslations" jsonb, priority int)
-      on conflict (id) do update set
-        parent_category_id = excluded.parent_category_id, name_en = excluded.name_en,
-        name_it = excluded.name_it, name_translation_id = excluded.name_translation_id,
-        name_translations = excluded.name_translations,
-        description_translation_id = excluded.description_translation_id,
-        description_translations = excluded.description_translations,
-        priority = excluded.priority, updated_at = now()
+      select s.id, ${wineryId}, s."parentCategoryId", s."nameEn", s."nameIt",
+        s."nameTranslationId", s."nameTranslations", s."descriptionTranslationId",
+        s."descriptionTranslations", coalesce(s.priority, 0)
+      from sent s
+      on conflict (id) do update set ${sql.raw(CATEGORY_SETS)}, updated_at = now()
       where categories.winery_id = excluded.winery_id`,
     sql`delete from product_categories
       where product_id = ${productId} and winery_id = ${wineryId}`,

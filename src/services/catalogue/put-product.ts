@@ -77,7 +77,7 @@ function putStatements(p: PutParams): RawStatement[] {
 
 /**
  * PUT product: creates the product with this id, or replaces the winery's product with it, with
- * its categories (upserted by id), channels, attribute assignments, metadata and files, and reads
+ * its categories (upserted by id, members left out kept), channels, attribute assignments, metadata and files, and reads
  * it back — all in one atomic batch (one round trip on Neon HTTP). Tenancy is held by Postgres:
  * the upsert only updates a row of this winery, and every child points at (winery_id, product_id),
  * so an id of another winery's product fails its foreign key (404), and a category, attribute or

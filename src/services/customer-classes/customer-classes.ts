@@ -2,7 +2,11 @@ import { type SQL, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
 import { NotFoundError, ValidationError } from "../../lib/errors";
 import { toJavaTimestamp } from "../../lib/java-timestamp";
-import type { CustomerClass, CustomerClassCommand } from "../../schemas/customer-classes";
+import type {
+  CreateCustomerClassCommand,
+  CustomerClass,
+  UpdateCustomerClassCommand,
+} from "../../schemas/customer-classes";
 
 /** Timestamps leave Postgres as epoch milliseconds: exact for every year 0001..9999. */
 const COLUMNS = sql`id, winery_id as "wineryId", class_id as "classId",
@@ -51,7 +55,11 @@ async function one(db: HttpDb, statement: SQL, id?: string): Promise<CustomerCla
  * winery_counters row 'customer_class' in the same statement (the upsert locks that row, so
  * concurrent creations get distinct, gap-free numbers).
  */
-export function createCustomerClass(db: HttpDb, wineryId: string, input: CustomerClassCommand) {
+export function createCustomerClass(
+  db: HttpDb,
+  wineryId: string,
+  input: CreateCustomerClassCommand,
+) {
   return one(
     db,
     sql`with counter as (
@@ -70,23 +78,46 @@ export function createCustomerClass(db: HttpDb, wineryId: string, input: Custome
   );
 }
 
-/** E7: replaces the fields of the winery's class (classId stays), in one statement. */
+/** The columns E7 may set, by field name. validity_date is set apart (its value is an expression). */
+const UPDATABLE = {
+  className: "class_name",
+  classType: "class_type",
+  caseDiscountRate: "case_discount_rate",
+  discountRate: "discount_rate",
+  isActive: "is_active",
+  isPaid: "is_paid",
+  price: "price",
+  priceType: "price_type",
+} as const satisfies Partial<Record<keyof UpdateCustomerClassCommand, string>>;
+
+/**
+ * E7: in one statement, each field sent replaces its column and each field left out keeps it. The
+ * statement has the same shape whatever was sent: per column a flag parameter says whether the
+ * field was sent (`case when $sent then $value else column end`), so absent and null differ.
+ * classId stays.
+ */
 export function updateCustomerClass(
   db: HttpDb,
   wineryId: string,
   id: string,
-  input: CustomerClassCommand,
+  input: UpdateCustomerClassCommand,
 ) {
   if (input.id !== undefined && input.id.toLowerCase() !== id.toLowerCase()) {
     throw new ValidationError([{ path: "id", message: "must be the id in the path" }]);
   }
+  const sets = Object.entries(UPDATABLE).map(([field, column]) => {
+    const value = input[field as keyof typeof UPDATABLE];
+    const col = sql.identifier(column);
+    return sql`${col} = case when ${value !== undefined}::boolean then ${value ?? null} else ${col} end`;
+  });
+  const ms = input.validityDate;
   return one(
     db,
-    sql`update customer_classes set class_name = ${input.className},
-      class_type = ${input.classType}, case_discount_rate = ${input.caseDiscountRate},
-      discount_rate = ${input.discountRate}, is_active = ${input.isActive},
-      is_paid = ${input.isPaid}, price = ${input.price}, price_type = ${input.priceType},
-      validity_date = ${validity(input.validityDate)}, updated_at = now()
+    sql`update customer_classes set ${sql.join(sets, sql`, `)},
+      validity_date = case when ${ms !== undefined}::boolean
+        then timestamptz 'epoch' + ${ms ?? null}::bigint * interval '1 millisecond'
+        else validity_date end,
+      updated_at = now()
     where id = ${id} and winery_id = ${wineryId}
     returning ${COLUMNS}`,
     id,
