@@ -273,7 +273,7 @@ export const UpdateParamSchema = z
     }),
     userMetadata: NullableFreeObject.optional().openapi({
       description:
-        "When non-null, replaces the stored user metadata entirely (no deep merge). `secondaryContacts`, when present, is an array of { contactId, amountCents }: contactId an int64 (number or numeric string) of a contact of the winery, amountCents an integer >= 0, no contactId twice, their sum at most the order's amountCents.",
+        "When non-null, replaces the stored user metadata entirely (no deep merge). `secondaryContacts`, when present, is an array of { contactId, amountCents }: contactId an int64 (number or numeric string) of a contact of the winery, amountCents an integer >= 0, no contactId twice, their sum at most the order's amountCents. The object is stored and answered exactly as sent (string ids stay strings, other members are kept).",
     }),
     marketingManual: z.boolean().nullish(),
     notes: z.string().max(5000).nullish(),
