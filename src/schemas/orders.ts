@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { compareDateTimes } from "../lib/instant";
 import { multiplyCents, sumCents } from "../lib/money";
 import {
   CalendarDate,
@@ -306,7 +307,7 @@ export const OrderQueryBodySchema = z
     limit: Int32.min(1).max(500).default(50),
     offset: Int32.min(0).default(0),
   })
-  .refine((q) => Date.parse(q.dateFrom) <= Date.parse(q.dateTo), {
+  .refine((q) => compareDateTimes(q.dateFrom, q.dateTo) <= 0, {
     path: ["dateTo"],
     message: "dateTo must not be before dateFrom",
   })
