@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { compareDateTimes } from "../lib/instant";
-import { multiplyCents, sumCents } from "../lib/money";
+import { multiplyCents, PRODUCT_OUT_OF_RANGE, sumCents } from "../lib/money";
 import {
   CalendarDate,
   DateTime,
@@ -29,7 +29,10 @@ export const ExternalOrderItemSchema = z
     quantity: Int64.min(0).nullish(),
     sku: text(),
     type: text(),
-    unitPriceCents: money32,
+    unitPriceCents: money32.openapi({
+      description:
+        "With quantity, their product must stay within ±(2^53-1) cents, even when amountCents is sent (else 400).",
+    }),
     vatPercentage: Int32.min(0).max(100).nullish(),
   })
   .openapi("ExternalOrderItem");
@@ -108,7 +111,8 @@ const OUT_OF_RANGE = "is out of range: amounts and their sums must stay within �
 
 /**
  * The amount an order was paid: amountCents as sent, else totals.totalCents, else the items
- * (amountCents, or unitPriceCents × quantity) plus shipment minus discount. Every product and sum
+ * (amountCents, or unitPriceCents × quantity) plus shipment minus discount. Every product (an item's
+ * unitPriceCents × quantity, amountCents sent or not) and sum
  * on the way must stay within the safe range, and the total must not be negative (decisions.md,
  * "Hostile input"): the schema refuses such an order, naming the field, so the services never
  * derive an amount they could not store.
@@ -124,10 +128,13 @@ export function orderAmount(order: {
 }): AmountResult {
   const lines: number[] = [];
   for (const [index, item] of (order.items ?? []).entries()) {
-    const line = item.amountCents ?? multiplyCents(item.unitPriceCents ?? 0, item.quantity ?? 1);
-    if (line === undefined)
-      return { ok: false, path: ["items", index, "unitPriceCents"], message: OUT_OF_RANGE };
-    lines.push(line);
+    // Checked even when amountCents is sent: the stored line carries both, and whoever reads it
+    // (the receipt's line, a report) may multiply them.
+    const product = multiplyCents(item.unitPriceCents ?? 0, item.quantity ?? 1);
+    if (product === undefined) {
+      return { ok: false, path: ["items", index, "unitPriceCents"], message: PRODUCT_OUT_OF_RANGE };
+    }
+    lines.push(item.amountCents ?? product);
   }
   const itemsTotal = sumCents(lines);
   if (itemsTotal === undefined) return { ok: false, path: ["items"], message: OUT_OF_RANGE };
