@@ -454,6 +454,20 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
 });
 
 describe("E19 POST /v2/shopplugin/orders: security", () => {
+  it.each([
+    ["a document that is not an order", JSON.stringify({ hello: "world" })],
+    ["a body that is not a JSON string", { id: 1 }],
+    ["a WooCommerce order with a bad total", JSON.stringify({ ...wooOrder(), total: "1,00" })],
+  ])("answers 403 for another winery's wineryId before reading %s", async (_, body) => {
+    const other = await createTenant();
+    await expectProblem(await post(body, { wineryId: other.wineryId }), 403, "FORBIDDEN");
+    await expectProblem(
+      await post(body, { wineryId: other.wineryId, tagName: "not a tag" }),
+      403,
+      "FORBIDDEN",
+    );
+  });
+
   it("answers 403 for a wineryId that is not the key's winery, and writes nothing", async () => {
     const other = await createTenant();
     const document = wooOrder();

@@ -1,5 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../../env";
 import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { assertOwnWinery } from "../../lib/tenancy";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import { errorResponses } from "../../schemas/problem";
 import { ShopOrderDocumentSchema, ShopPluginOrderQuerySchema } from "../../schemas/shop-plugin";
@@ -40,13 +43,24 @@ const EXAMPLE_DOCUMENT = {
   payment_method: "stripe",
 };
 
+/**
+ * The route's tenancy check, run before its validators (query, header, then the body): a call for
+ * another winery is 403 whatever its document, which is then never read. A wineryId that is not a
+ * uuid is left to the query's validator (400 naming query.wineryId).
+ */
+const ownWineryFirst = createMiddleware<AppEnv>(async (c, next) => {
+  const wineryId = ShopPluginOrderQuerySchema.shape.wineryId.safeParse(c.req.query("wineryId"));
+  if (wineryId.success) assertOwnWinery(c, wineryId.data);
+  await next();
+});
+
 const ShopPluginIdempotencySchema = idempotencyKeyHeaders(
   "Optional, as on E1: 1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key with the same tagName and document replays the first answer with `Idempotent-Replayed: true` and writes nothing; another document is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. Without a key the upsert is still safe to repeat: the same order id comes back.",
 );
 
 const DESCRIPTION = `Creates or updates an order sent by a storefront plugin.
 
-**Body.** A single JSON string whose content is the order document: a WooCommerce REST API order (wc/v3) or an ExternalOrder (the E1 payload). A document with \`line_items\`, \`order_key\`, \`date_created_gmt\` or \`shipping_lines\` is read as WooCommerce; anything else must be a valid ExternalOrder. A body that is not a JSON string, a string that is not JSON, or a document that is not an order is 400 VALIDATION_ERROR; \`errors[].path\` are paths inside the document (\`line_items[0].total\`). The wineryId is checked before the document is read: another winery's id is 403 FORBIDDEN.
+**Body.** A single JSON string whose content is the order document: a WooCommerce REST API order (wc/v3) or an ExternalOrder (the E1 payload). A document with \`line_items\`, \`order_key\`, \`date_created_gmt\` or \`shipping_lines\` is read as WooCommerce; anything else must be a valid ExternalOrder. A body that is not a JSON string, a string that is not JSON, or a document that is not an order is 400 VALIDATION_ERROR; \`errors[].path\` are paths inside the document (\`line_items[0].total\`). The wineryId is checked before anything else of the request is validated (the query's tagName, the Idempotency-Key, the document): another winery's id is 403 FORBIDDEN whatever the document.
 
 **Upsert.** The order is identified by (winery, tagName, storefront order id: WooCommerce \`id\`, ExternalOrder \`id\`). Posting it again updates every imported field and replaces its items (never a duplicate; the new items get new ids), and bumps updatedAt (so an E2 optimistic lock sees the change); id, createdAt and the order's public uuid stay. userMetadata and marketingManual, which the back office edits through E2 and storefronts do not send, are kept when the document leaves them out. Concurrent posts of one order converge on one row. The write is one atomic database round trip. No fiscal receipt is issued (that is E1's rule).
 
@@ -68,6 +82,7 @@ export const upsertShopPluginOrderRoute = createRoute({
   path: "/shopplugin/orders",
   tags: ["Orders"],
   operationId: "upsertShopPluginOrder",
+  middleware: [ownWineryFirst],
   summary: "E19. Upsert a shop-plugin order",
   description: DESCRIPTION,
   request: {
