@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
-import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { jsonRequestBody, replayableResponse } from "../../lib/openapi";
 import { assertOwnWinery } from "../../lib/tenancy";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import { errorResponses } from "../../schemas/problem";
@@ -94,7 +94,7 @@ export const upsertShopPluginOrderRoute = createRoute({
     ),
   },
   responses: {
-    201: jsonResponse(
+    201: replayableResponse(
       z.string().openapi({ example: "42", description: "The order id (int64), as a string." }),
       "The order was created or updated; the body is its id as a JSON string (with Idempotent-Replayed: true, the first answer again).",
     ),
