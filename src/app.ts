@@ -3,11 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./env";
 import { AppError, type ErrorCode, INTERNAL_ERROR_DETAIL, MalformedJsonError } from "./lib/errors";
-import {
-  RATE_LIMIT_HEADER_COMPONENTS,
-  RATE_LIMITS_DESCRIPTION,
-  withRateLimitHeaders,
-} from "./lib/openapi";
+import { HEADER_COMPONENTS, RATE_LIMITS_DESCRIPTION, withCommonHeaders } from "./lib/openapi";
 import { describeError, toProblem } from "./lib/problem";
 import { createRouter } from "./lib/router";
 import { requireApiKey } from "./middleware/authenticate";
@@ -99,13 +95,13 @@ export function createApp() {
     description:
       "The winery's API key (`npm run apikey -- create --winery <uuid> --name <label>`).",
   });
-  for (const [name, header] of Object.entries(RATE_LIMIT_HEADER_COMPONENTS)) {
+  for (const [name, header] of Object.entries(HEADER_COMPONENTS)) {
     app.openAPIRegistry.registerComponent("headers", name, header);
   }
-  // doc31's document plus the rate-limit headers on every versioned response.
+  // doc31's document plus the headers every answer carries (X-Request-Id, RateLimit-Policy).
   app.get("/openapi.json", (c) =>
     c.json(
-      withRateLimitHeaders(
+      withCommonHeaders(
         app.getOpenAPI31Document({
           openapi: "3.1.0",
           info: {

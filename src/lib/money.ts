@@ -25,6 +25,10 @@ export function sumCents(values: Iterable<number>): number | undefined {
   return total;
 }
 
+/** Why an item is refused whose unit price times quantity leaves the safe range. */
+export const PRODUCT_OUT_OF_RANGE =
+  "times the quantity is out of range: a unit price times its quantity must stay within ±(2^53-1) cents";
+
 /** unit × quantity, or undefined when the product leaves the safe range. */
 export function multiplyCents(unitCents: number, quantity: number): number | undefined {
   const product = unitCents * quantity;

@@ -27,8 +27,18 @@ export const RATE_LIMITS_DESCRIPTION = [
   "If the limiter is unavailable, requests are let through without RateLimit headers.",
 ].join(" ");
 
-/** The rate-limit headers (src/middleware/rate-limit.ts), declared once as components. */
-export const RATE_LIMIT_HEADER_COMPONENTS = {
+/**
+ * Every response header the service sets on purpose, declared once as components: responses refer
+ * to them (`headerRef`), never restate them. Which response carries which: `withCommonHeaders`
+ * below (X-Request-Id, RateLimit-Policy), errorResponses in src/schemas/problem.ts (the headers of
+ * an error code), `replayableResponse` (Idempotent-Replayed).
+ */
+export const HEADER_COMPONENTS = {
+  "X-Request-Id": {
+    description:
+      "The request's id: the caller's `X-Request-Id` when it sent one of 1 to 200 printable ASCII characters (spaces included), else a generated uuid. On every answer, errors and replays included; a problem's `requestId` repeats it.",
+    schema: { type: "string", example: "0b0f7b1e-3c1a-4f3e-9d2a-7c5e1f2a9b10" },
+  },
   "RateLimit-Policy": {
     description:
       'The API key\'s rate-limit tier and its quota, as in draft-ietf-httpapi-ratelimit-headers: `"<tier>";q=<requests>;w=<window seconds>`, e.g. `"standard";q=600;w=60`. Counted per API key and Cloudflare location, approximately. Absent only if the limiter is unavailable (requests are then let through).',
@@ -40,10 +50,31 @@ export const RATE_LIMIT_HEADER_COMPONENTS = {
     schema: { type: "string", example: '"standard";r=0;t=60' },
   },
   "Retry-After": {
-    description: "Seconds to wait before retrying.",
+    description:
+      "Seconds to wait before retrying. Sent with 429 RATE_LIMITED, 503 SERVICE_UNAVAILABLE and 409 IDEMPOTENCY_KEY_IN_USE (not with the other codes that share those statuses).",
     schema: { type: "integer", minimum: 0, example: 60 },
   },
+  "WWW-Authenticate": {
+    description: "Sent with a 401: the challenge of the API's own scheme, the `APIKey` header.",
+    schema: { type: "string", example: 'APIKey realm="api", header="APIKey"' },
+  },
+  "Idempotent-Replayed": {
+    description:
+      "`true` when the answer is the replay of an earlier request with the same Idempotency-Key and payload (nothing was written); absent on a first answer.",
+    schema: { type: "string", enum: ["true"] as string[] },
+  },
 } as const;
+
+export type HeaderName = keyof typeof HEADER_COMPONENTS;
+
+/** A response's reference to a declared header. */
+export const headerRef = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
+
+/** `jsonResponse` of an idempotent route's success: a replay says so (Idempotent-Replayed). */
+export const replayableResponse = <T extends z.ZodType>(schema: T, description: string) => ({
+  ...jsonResponse(schema, description),
+  headers: { "Idempotent-Replayed": headerRef("Idempotent-Replayed") },
+});
 
 type HeaderRefs = Record<string, unknown>;
 type Paths = Record<
@@ -51,28 +82,22 @@ type Paths = Record<
   Record<string, { responses?: Record<string, { headers?: HeaderRefs }> }>
 >;
 
-const ref = (name: keyof typeof RATE_LIMIT_HEADER_COMPONENTS) => ({
-  $ref: `#/components/headers/${name}`,
-});
-
 /**
- * Declares the rate-limit headers on every response of every versioned operation, so that a route
- * added later gets them without a line of its own (the 429 response itself comes with
- * errorResponses). A 401 is answered before the key is known, so it carries none.
+ * Declares the headers every answer carries on every response of every operation, so that a route
+ * added later gets them without a line of its own: X-Request-Id everywhere, and RateLimit-Policy on
+ * the versioned operations (a 401 is answered before the key is known, so it carries none). The
+ * headers of an error code (Retry-After, RateLimit) come with errorResponses.
  */
-export function withRateLimitHeaders<T extends { paths?: unknown }>(document: T): T {
+export function withCommonHeaders<T extends { paths?: unknown }>(document: T): T {
   for (const [path, operations] of Object.entries((document.paths ?? {}) as Paths)) {
-    if (!/^\/api\/v[234]\//.test(path)) continue;
+    const versioned = /^\/api\/v[234]\//.test(path);
     for (const operation of Object.values(operations)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        if (status === "401") continue;
         response.headers = {
+          "X-Request-Id": headerRef("X-Request-Id"),
           ...response.headers,
-          "RateLimit-Policy": ref("RateLimit-Policy"),
-          ...(status === "429" && {
-            RateLimit: ref("RateLimit"),
-            "Retry-After": ref("Retry-After"),
-          }),
+          ...(versioned &&
+            status !== "401" && { "RateLimit-Policy": headerRef("RateLimit-Policy") }),
         };
       }
     }

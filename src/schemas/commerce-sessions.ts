@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { multiplyCents, PRODUCT_OUT_OF_RANGE } from "../lib/money";
 import { Cents, DateTime, FreeObject, Int32, NullableFreeObject, Uuid } from "./common";
 
 const text = (max = 500) => z.string().max(max).nullish();
@@ -19,8 +20,18 @@ export const CommerceSessionItemInputSchema = z
     productId: text(),
     qty: Int32.min(0).nullish(),
     reservationId: uuid(),
-    unitPriceCents: Cents.nullish(),
+    unitPriceCents: Cents.nullish().openapi({
+      description: "With qty, their product must stay within ±(2^53-1) cents (else 400).",
+    }),
     vatPercent: Int32.min(0).max(100).nullish(),
+  })
+  .superRefine((item, ctx) => {
+    // decisions.md, "Hostile input": a unit price times its quantity stays a safe amount.
+    if (item.unitPriceCents != null && item.qty != null) {
+      if (multiplyCents(item.unitPriceCents, item.qty) === undefined) {
+        ctx.addIssue({ code: "custom", path: ["unitPriceCents"], message: PRODUCT_OUT_OF_RANGE });
+      }
+    }
   })
   .openapi("CommerceSessionItemInput");
 

@@ -3,6 +3,7 @@
  * src/middleware/json-body.ts), once, never route by route: every route schema builds on these.
  */
 import { z } from "@hono/zod-openapi";
+import { compareDateTimes } from "../lib/instant";
 import { MAX_SAFE_CENTS } from "../lib/money";
 
 /** Instants Postgres and every client can hold: years 0001..9999 in UTC. */
@@ -185,7 +186,7 @@ export const keyLength = (minLength: number, maxLength: number): object => ({
 /** A half-open date-time range `[dateFrom, dateTo)`. */
 export const DateRange = z
   .object({ dateFrom: DateTime, dateTo: DateTime })
-  .refine((r) => Date.parse(r.dateFrom) <= Date.parse(r.dateTo), {
+  .refine((r) => compareDateTimes(r.dateFrom, r.dateTo) <= 0, {
     path: ["dateTo"],
     message: "dateTo must not be before dateFrom",
   });

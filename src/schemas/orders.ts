@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { multiplyCents, sumCents } from "../lib/money";
+import { compareDateTimes } from "../lib/instant";
+import { multiplyCents, PRODUCT_OUT_OF_RANGE, sumCents } from "../lib/money";
 import {
   CalendarDate,
   DateTime,
@@ -28,7 +29,10 @@ export const ExternalOrderItemSchema = z
     quantity: Int64.min(0).nullish(),
     sku: text(),
     type: text(),
-    unitPriceCents: money32,
+    unitPriceCents: money32.openapi({
+      description:
+        "With quantity, their product must stay within ±(2^53-1) cents, even when amountCents is sent (else 400).",
+    }),
     vatPercentage: Int32.min(0).max(100).nullish(),
   })
   .openapi("ExternalOrderItem");
@@ -107,7 +111,8 @@ const OUT_OF_RANGE = "is out of range: amounts and their sums must stay within �
 
 /**
  * The amount an order was paid: amountCents as sent, else totals.totalCents, else the items
- * (amountCents, or unitPriceCents × quantity) plus shipment minus discount. Every product and sum
+ * (amountCents, or unitPriceCents × quantity) plus shipment minus discount. Every product (an item's
+ * unitPriceCents × quantity, amountCents sent or not) and sum
  * on the way must stay within the safe range, and the total must not be negative (decisions.md,
  * "Hostile input"): the schema refuses such an order, naming the field, so the services never
  * derive an amount they could not store.
@@ -123,10 +128,13 @@ export function orderAmount(order: {
 }): AmountResult {
   const lines: number[] = [];
   for (const [index, item] of (order.items ?? []).entries()) {
-    const line = item.amountCents ?? multiplyCents(item.unitPriceCents ?? 0, item.quantity ?? 1);
-    if (line === undefined)
-      return { ok: false, path: ["items", index, "unitPriceCents"], message: OUT_OF_RANGE };
-    lines.push(line);
+    // Checked even when amountCents is sent: the stored line carries both, and whoever reads it
+    // (the receipt's line, a report) may multiply them.
+    const product = multiplyCents(item.unitPriceCents ?? 0, item.quantity ?? 1);
+    if (product === undefined) {
+      return { ok: false, path: ["items", index, "unitPriceCents"], message: PRODUCT_OUT_OF_RANGE };
+    }
+    lines.push(item.amountCents ?? product);
   }
   const itemsTotal = sumCents(lines);
   if (itemsTotal === undefined) return { ok: false, path: ["items"], message: OUT_OF_RANGE };
@@ -273,7 +281,7 @@ export const UpdateParamSchema = z
     }),
     userMetadata: NullableFreeObject.optional().openapi({
       description:
-        "When non-null, replaces the stored user metadata entirely (no deep merge). `secondaryContacts`, when present, is an array of { contactId, amountCents }: contactId an int64 (number or numeric string) of a contact of the winery, amountCents an integer >= 0, no contactId twice, their sum at most the order's amountCents.",
+        "When non-null, replaces the stored user metadata entirely (no deep merge). `secondaryContacts`, when present, is an array of { contactId, amountCents }: contactId an int64 (number or numeric string) of a contact of the winery, amountCents an integer >= 0, no contactId twice, their sum at most the order's amountCents. The object is stored and answered exactly as sent (string ids stay strings, other members are kept).",
     }),
     marketingManual: z.boolean().nullish(),
     notes: z.string().max(5000).nullish(),
@@ -306,7 +314,7 @@ export const OrderQueryBodySchema = z
     limit: Int32.min(1).max(500).default(50),
     offset: Int32.min(0).default(0),
   })
-  .refine((q) => Date.parse(q.dateFrom) <= Date.parse(q.dateTo), {
+  .refine((q) => compareDateTimes(q.dateFrom, q.dateTo) <= 0, {
     path: ["dateTo"],
     message: "dateTo must not be before dateFrom",
   })

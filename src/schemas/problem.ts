@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_DESCRIPTION, ERROR_STATUS, type ErrorCode } from "../lib/errors";
+import { type HeaderName, headerRef } from "../lib/openapi";
 import { PROBLEM_CONTENT_TYPE } from "../lib/problem";
 
 export const ProblemSchema = z
@@ -25,8 +26,18 @@ export const ProblemSchema = z
       "RFC 9457 problem details. Some codes add members: STALE_UPDATE `currentUpdatedAt` or `currentVersion`, DUPLICATE_ORDER `orderId`.",
   });
 
-function problemResponse(description: string) {
-  return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } };
+/** The headers an error code's answer carries besides every answer's (src/lib/errors.ts). */
+const ERROR_HEADERS: Partial<Record<ErrorCode, HeaderName[]>> = {
+  UNAUTHENTICATED: ["WWW-Authenticate"],
+  IDEMPOTENCY_KEY_IN_USE: ["Retry-After"],
+  RATE_LIMITED: ["Retry-After", "RateLimit"],
+  SERVICE_UNAVAILABLE: ["Retry-After"],
+};
+
+interface ProblemResponse {
+  description: string;
+  content: { [PROBLEM_CONTENT_TYPE]: { schema: typeof ProblemSchema } };
+  headers?: Record<string, ReturnType<typeof headerRef>>;
 }
 
 /**
@@ -47,15 +58,22 @@ const COMMON: ErrorCode[] = [
 
 const BODY_ERRORS: ErrorCode[] = ["MALFORMED_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 
+/** One response per status: its codes' descriptions joined, their headers together. */
 function responsesFor(codes: ErrorCode[]) {
-  const responses: Record<number, ReturnType<typeof problemResponse>> = {};
+  const responses: Record<number, ProblemResponse> = {};
   for (const code of new Set(codes)) {
     const status = ERROR_STATUS[code];
     const description = `${code}: ${ERROR_DESCRIPTION[code]}`;
     const existing = responses[status];
-    responses[status] = problemResponse(
-      existing ? `${existing.description} Or ${description}` : description,
-    );
+    const response: ProblemResponse = existing ?? {
+      description,
+      content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
+    };
+    if (existing) response.description = `${existing.description} Or ${description}`;
+    responses[status] = response;
+    for (const name of ERROR_HEADERS[code] ?? []) {
+      response.headers = { ...response.headers, [name]: headerRef(name) };
+    }
   }
   return responses;
 }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { CalendarDate, Cents, DateTime, Int32, Int64, Uuid } from "./common";
+import { compareDateTimes, instantMs, microsecondBound } from "../lib/instant";
+import { CalendarDate, Cents, DateTime, Int32, Int64, MAX_INSTANT_MS, Uuid } from "./common";
 
 export const RECEIPT_SORT_FIELDS = [
   "createdAt",
@@ -61,12 +62,32 @@ const DateOrDateTime = z
   .nullish();
 
 const DAY_MS = 86_400_000;
-/** The first instant a bound admits, in ms: a date starts at its UTC midnight. */
-export const startInstant = (value: string) =>
-  Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
-/** The first instant past an inclusive end: a date covers its whole UTC day. */
-export const endInstantExclusive = (value: string) =>
-  value.length === 10 ? Date.parse(`${value}T00:00:00Z`) + DAY_MS : Date.parse(value) + 1;
+const isDate = (value: string) => value.length === 10;
+/** The day after a calendar date, at its UTC midnight, in ms. */
+const nextMidnight = (date: string) => Date.parse(`${date}T00:00:00Z`) + DAY_MS;
+
+/**
+ * The SQL condition text of startDate for `refDate >= bound::timestamptz`: a date from its UTC
+ * midnight; a date-time from the first microsecond at or after it (never loosened by rounding).
+ */
+export const startBound = (value: string): string =>
+  isDate(value) ? `${value}T00:00:00Z` : microsecondBound(value, "up");
+
+/**
+ * endDate as SQL: a date covers its whole UTC day (`refDate < next midnight`; none past
+ * 9999-12-31, which bounds nothing); a date-time up to the last microsecond at or before it.
+ */
+export const endBound = (value: string): { op: "<" | "<="; at: string } | null => {
+  if (!isDate(value)) return { op: "<=", at: microsecondBound(value, "down") };
+  const end = nextMidnight(value);
+  return end <= MAX_INSTANT_MS ? { op: "<", at: new Date(end).toISOString() } : null;
+};
+
+/** Whether startDate lies after endDate (every digit counted; a date end is its whole day). */
+const startsAfterEnd = (start: string, end: string): boolean => {
+  const from = isDate(start) ? `${start}T00:00:00Z` : start;
+  return isDate(end) ? instantMs(from) >= nextMidnight(end) : compareDateTimes(from, end) > 0;
+};
 
 export const ReceiptQuerySchema = z
   .object({
@@ -115,7 +136,7 @@ export const ReceiptQuerySchema = z
     }),
   })
   .superRefine((q, ctx) => {
-    if (q.startDate && q.endDate && startInstant(q.startDate) >= endInstantExclusive(q.endDate)) {
+    if (q.startDate && q.endDate && startsAfterEnd(q.startDate, q.endDate)) {
       ctx.addIssue({ code: "custom", path: ["endDate"], message: "must not be before startDate" });
     }
     if (q.minTotalCents != null && q.maxTotalCents != null && q.minTotalCents > q.maxTotalCents) {

@@ -1,5 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { AMOUNT_FORMAT_MESSAGE, decimalToCents } from "../lib/money";
+import {
+  AMOUNT_FORMAT_MESSAGE,
+  decimalToCents,
+  multiplyCents,
+  PRODUCT_OUT_OF_RANGE,
+} from "../lib/money";
 
 /**
  * The WooCommerce REST API order (wc/v3 `GET /orders/{id}`), reduced to the fields E19 uses (the
@@ -87,20 +92,27 @@ const MetaDataSchema = z
   .array(z.object({ id: z.int().nullish(), key: z.string().max(500), value: z.unknown() }))
   .max(1000);
 
-const LineItemSchema = z.object({
-  id: wooId.nullish(),
-  name: text(),
-  product_id: z.int().min(0).nullish(),
-  variation_id: z.int().min(0).nullish(),
-  sku: text(),
-  quantity: z.int().min(0),
-  price: amount().nullish(),
-  subtotal: amount().nullish(),
-  subtotal_tax: amount().nullish(),
-  total: amount(),
-  total_tax: amount().nullish(),
-  meta_data: MetaDataSchema.nullish(),
-});
+const LineItemSchema = z
+  .object({
+    id: wooId.nullish(),
+    name: text(),
+    product_id: z.int().min(0).nullish(),
+    variation_id: z.int().min(0).nullish(),
+    sku: text(),
+    quantity: z.int().min(0),
+    price: amount().nullish(),
+    subtotal: amount().nullish(),
+    subtotal_tax: amount().nullish(),
+    total: amount(),
+    total_tax: amount().nullish(),
+    meta_data: MetaDataSchema.nullish(),
+  })
+  .superRefine((line, ctx) => {
+    // The mapped item carries price as unitPriceCents with the quantity (decisions.md, "Hostile input").
+    if (line.price != null && multiplyCents(line.price, line.quantity) === undefined) {
+      ctx.addIssue({ code: "custom", path: ["price"], message: PRODUCT_OUT_OF_RANGE });
+    }
+  });
 
 /** Fees may be negative: WooCommerce shops use them as ad-hoc discounts. */
 const FeeLineSchema = z.object({

@@ -12,10 +12,12 @@ interface Operation {
   path: string;
   parameters?: { name: string; in: string; schema?: { type?: string; format?: string } }[];
   requestBody?: unknown;
+  responses: Record<string, { description: string; headers?: Record<string, { $ref?: string }> }>;
 }
 
 const doc = (await (await api("/openapi.json")).json()) as {
   paths: Record<string, Record<string, Omit<Operation, "method" | "path">>>;
+  components: { headers: Record<string, { description: string; schema: unknown }> };
 };
 const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })),
@@ -86,6 +88,31 @@ describe("every operation of the document", () => {
     },
   );
 
+  it.each(operations.map((op) => [`${op.method} ${op.path}`, op] as const))(
+    "%s: every response declares the headers the service sends with it",
+    (_, op) => {
+      const idempotent = op.parameters?.some((p) => p.name === "Idempotency-Key") ?? false;
+      for (const [status, response] of Object.entries(op.responses)) {
+        const expected = ["X-Request-Id"];
+        // decisions.md: Retry-After on 409 IDEMPOTENCY_KEY_IN_USE, 429 and 503.
+        if (status === "429" || status === "503") expected.push("Retry-After");
+        if (status === "409" && response.description.includes("IDEMPOTENCY_KEY_IN_USE"))
+          expected.push("Retry-After");
+        if (status === "429") expected.push("RateLimit");
+        if (idempotent && status.startsWith("2")) expected.push("Idempotent-Replayed");
+        if (/^\/api\/v[234]\//.test(op.path) && status !== "401") expected.push("RateLimit-Policy");
+        const headers = response.headers ?? {};
+        for (const name of expected) {
+          // Declared once, as a component that every response refers to.
+          expect(headers[name], `${status} ${name}`).toEqual({
+            $ref: `#/components/headers/${name}`,
+          });
+          expect(doc.components.headers[name], name).toBeDefined();
+        }
+      }
+    },
+  );
+
   it("answers unknown routes with a problem and X-Request-Id", async () => {
     const response = await api("/v2/no-such-route", { key: tenant.apiKey });
     await expectProblem(response, 404, "NOT_FOUND");
@@ -119,5 +146,13 @@ describe("the documented-schema check itself", () => {
     await expect(
       assertDocumented("POST", "http://x/api/v2/contacts", json({}, 400)),
     ).rejects.toThrow(/problem\+json/);
+  });
+
+  it("refuses a header of the service that the document does not declare for the status", async () => {
+    const replayed = json({ id: 1 });
+    replayed.headers.set("Idempotent-Replayed", "true");
+    await expect(assertDocumented("POST", "http://x/api/v2/contacts", replayed)).rejects.toThrow(
+      /sends Idempotent-Replayed, which the document does not declare/,
+    );
   });
 });

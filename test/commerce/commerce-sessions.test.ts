@@ -201,6 +201,11 @@ describe("E3: errors", () => {
     ["a fractional unit price", { items: [{ unitPriceCents: 1.5 }] }, "items[0].unitPriceCents"],
     ["a version over int32", { version: 2 ** 31 }, "version"],
     ["an unsafe amount", { items: [{ unitPriceCents: 2 ** 53 }] }, "items[0].unitPriceCents"],
+    [
+      "a unit price × qty past 2^53",
+      { items: [{ unitPriceCents: 2 ** 40, qty: 2 ** 20 }] },
+      "items[0].unitPriceCents",
+    ],
   ])("answers 400 for %s", async (_, body, field) => {
     const problem = await expectProblem(
       await put(crypto.randomUUID(), body),

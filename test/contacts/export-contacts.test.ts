@@ -182,6 +182,20 @@ describe("E17/E18 contacts export: happy", () => {
     expect(await range("2020-03-01T12:00:00+02:00", "2020-03-03T00:00:00+02:00")).toHaveLength(5);
   });
 
+  it.each(routes)("%s reads bounds finer than a microsecond exactly", async (_, path) => {
+    const other = await createTenant();
+    await insertContacts(other.wineryId, 2, new Date("2020-03-01T10:00:00.000Z"));
+    await insertContacts(other.wineryId, 3, new Date("2020-03-01T10:00:00.001Z"));
+    // Rounded to the nearest microsecond (as Postgres reads text), dateFrom admitted the first two
+    // (0.4 ns before it) and dateTo excluded the last three (0.4 ns before it).
+    expect(
+      await exportAll(path, other.apiKey, {
+        dateFrom: "2020-03-01T10:00:00.0000004Z",
+        dateTo: "2020-03-01T10:00:00.0010004Z",
+      }),
+    ).toHaveLength(3);
+  });
+
   it.each(routes)(
     "%s streams a large export in id order, one round trip per keyset batch",
     async (_, path) => {
@@ -243,6 +257,18 @@ describe("E17/E18 contacts export: errors", () => {
     const body = await expectProblem(response, 400, "VALIDATION_ERROR");
     expect(body.errors?.map((e) => e.path)).toEqual(["dateTo"]);
   });
+
+  it.each(routes)(
+    "%s refuses dateTo a fraction of a millisecond before dateFrom",
+    async (_, path) => {
+      const response = await api(path, {
+        key: tenant.apiKey,
+        body: { dateFrom: "2024-01-01T00:00:00.0005Z", dateTo: "2024-01-01T00:00:00.0001Z" },
+      });
+      const body = await expectProblem(response, 400, "VALIDATION_ERROR");
+      expect(body.errors?.map((e) => e.path)).toEqual(["dateTo"]);
+    },
+  );
 });
 
 describe("E17/E18 contacts export: security", () => {

@@ -209,6 +209,11 @@ const VALID_BODY_ALLOWANCES: { operationId: string; fields: RegExp; reason: stri
     reason:
       "derived amounts (unit price times quantity, line sums, totals) within ±(2^53-1) and not negative (decisions.md, Hostile input)",
   })),
+  {
+    operationId: "putCommerceSession",
+    fields: /^items\[\d+\]\.unitPriceCents$/,
+    reason: "an item's unit price times its qty within ±(2^53-1) (decisions.md, Hostile input)",
+  },
   ...["saveExperience", "previewExperiencePropagation"].map((operationId) => ({
     operationId,
     fields: /^slotsRequests\[\d+\]\.(day|time|id|maxParties|validityEnd)$/,

@@ -51,6 +51,12 @@ export async function assertDocumented(method: string, url: string, response: Re
   if (!route) return;
   const declared = route.responses[String(response.status)];
   if (!declared) throw new Error(`${where}: status not declared for ${route.path}`);
+  const undeclared = await undeclaredHeaders(route.path, method, response);
+  if (undeclared.length > 0) {
+    throw new Error(
+      `${where}: sends ${undeclared.join(", ")}, which the document does not declare for ${route.path}`,
+    );
+  }
   const mediaType = contentType.split(";")[0]?.trim() ?? "";
   const content = declared.content ?? {};
   const schema = content[mediaType]?.schema;
@@ -104,10 +110,40 @@ export async function assertAcceptedBodyDocumented(method: string, url: string, 
     );
 }
 
+/** The headers the service sets on purpose: whichever an answer carries, its response declares. */
+const SERVICE_HEADERS = [
+  "X-Request-Id",
+  "RateLimit-Policy",
+  "RateLimit",
+  "Retry-After",
+  "Idempotent-Replayed",
+  "WWW-Authenticate",
+];
+
+/** SERVICE_HEADERS that `response` carries but /api/openapi.json does not declare for it. */
+async function undeclaredHeaders(path: string, method: string, response: Response) {
+  const doc = (await publishedDocument()) as {
+    paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
+  };
+  const declared = doc.paths[path]?.[method.toLowerCase()]?.responses[String(response.status)];
+  const names = new Set(Object.keys(declared?.headers ?? {}).map((name) => name.toLowerCase()));
+  return SERVICE_HEADERS.filter(
+    (name) => response.headers.has(name) && !names.has(name.toLowerCase()),
+  );
+}
+
 const DOCUMENT_URI = "https://api.test/api/openapi.json";
 const STRUCTURAL = new Set(["$ref", "properties", "items", "allOf", "anyOf", "oneOf"]);
 let published: Promise<unknown> | undefined;
 const validators = new Map<string, Validator>();
+
+/** /api/openapi.json as the app publishes it (its own handler, with the test bindings). */
+function publishedDocument(): Promise<unknown> {
+  published ??= Promise.resolve(
+    createApp().request("http://api.test/api/openapi.json", undefined, env),
+  ).then((r) => r.json());
+  return published;
+}
 
 /**
  * The problems `value` has against the schema /api/openapi.json publishes at `at` + `schema`
@@ -119,11 +155,7 @@ async function publishedIssues(
   value: unknown,
   { formats = true } = {},
 ): Promise<string | undefined> {
-  // The app's own handler, with the test bindings (its middlewares open a database handle).
-  published ??= Promise.resolve(
-    createApp().request("http://api.test/api/openapi.json", undefined, env),
-  ).then((r) => r.json());
-  const doc = await published;
+  const doc = await publishedDocument();
   let node: unknown = doc;
   for (const part of [...at, ...schema])
     node = (node as Record<string, unknown> | undefined)?.[part];

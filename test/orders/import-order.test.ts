@@ -316,6 +316,19 @@ describe("E1 errors", () => {
       },
     ],
     ["sourceExternal.type", { sourceExternal: { id: "x" } }],
+    // decisions.md "Hostile input": unit price × quantity must be a safe amount, amountCents or not.
+    [
+      "items[0].unitPriceCents",
+      {
+        items: [
+          { sku: "A", quantity: 9007199254740991, unitPriceCents: 2147483647, amountCents: 100 },
+        ],
+      },
+    ],
+    [
+      "items[0].unitPriceCents",
+      { items: [{ sku: "A", quantity: 2 ** 40, unitPriceCents: -(2 ** 20), amountCents: 0 }] },
+    ],
   ])("names the invalid field %s and writes nothing", async (path, override) => {
     const input = { ...externalOrder(), ...override };
     const problem = await expectProblem(await importOrder(tenant, input), 400, "VALIDATION_ERROR");

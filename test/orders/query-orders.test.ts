@@ -75,6 +75,18 @@ describe("E20 POST /v4/orders/query: happy", () => {
     expect(page.orders.map((o) => o.date)).toEqual(["2026-04-01"]);
   });
 
+  it.each([
+    // Postgres would round these bounds to the nearest microsecond: the next day.
+    [{ dateFrom: "2026-03-31T00:00:00Z", dateTo: "2026-03-31T23:59:59.9999995Z" }, ["2026-03-31"]],
+    [
+      { dateFrom: "2026-02-28T23:59:59.9999999Z", dateTo: "2026-02-28T23:59:59.99999999Z" },
+      ["2026-02-28"],
+    ],
+  ])("reads the UTC day of a bound finer than a microsecond: %j", async (bounds, days) => {
+    const page = (await (await query(bounds)).json()) as Page;
+    expect(page.orders.map((o) => o.date)).toEqual(days);
+  });
+
   it("costs one round trip", async () => {
     const { result, trips } = await countRoundTrips(() => query(range));
     expect(result.status).toBe(200);
@@ -86,6 +98,7 @@ describe("E20 errors", () => {
   it.each([
     ["dateFrom", { dateTo: range.dateTo }],
     ["dateTo", { dateFrom: range.dateTo, dateTo: range.dateFrom }],
+    ["dateTo", { dateFrom: "2026-03-01T00:00:00.0005Z", dateTo: "2026-03-01T00:00:00.0001Z" }],
     ["limit", { ...range, limit: 0 }],
     ["limit", { ...range, limit: 501 }],
     ["offset", { ...range, offset: -1 }],

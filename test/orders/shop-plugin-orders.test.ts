@@ -345,6 +345,15 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
     expect(problem.errors?.[0]?.message).toMatch(/WooCommerce REST API order or an ExternalOrder/);
   });
 
+  it("answers 400 naming an ExternalOrder item whose unit price × quantity is unsafe, and writes nothing", async () => {
+    const document = externalOrder({
+      items: [{ sku: "A", quantity: 9007199254740991, unitPriceCents: 2147483647, amountCents: 1 }],
+    });
+    const problem = await expectProblem(await postDocument(document), 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path)).toEqual(["items[0].unitPriceCents"]);
+    expect(await storedCounts(tenant.wineryId, document.id)).toEqual({ orders: 0, items: 0 });
+  });
+
   it("answers 400 naming the paths of a JSON object that is not an order", async () => {
     const problem = await expectProblem(
       await postDocument({ hello: "world", amountCents: "12" }),
@@ -376,6 +385,13 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
       (d: ReturnType<typeof wooOrder>) => ({
         ...d,
         line_items: [{ ...d.line_items[0], price: "1e3" }],
+      }),
+    ],
+    [
+      "line_items[0].price",
+      (d: ReturnType<typeof wooOrder>) => ({
+        ...d,
+        line_items: [{ ...d.line_items[0], price: "21474836.47", quantity: 2 ** 40 }],
       }),
     ],
     ["shipping_total", (d: ReturnType<typeof wooOrder>) => ({ ...d, shipping_total: "-5.00" })],
@@ -438,6 +454,20 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
 });
 
 describe("E19 POST /v2/shopplugin/orders: security", () => {
+  it.each([
+    ["a document that is not an order", JSON.stringify({ hello: "world" })],
+    ["a body that is not a JSON string", { id: 1 }],
+    ["a WooCommerce order with a bad total", JSON.stringify({ ...wooOrder(), total: "1,00" })],
+  ])("answers 403 for another winery's wineryId before reading %s", async (_, body) => {
+    const other = await createTenant();
+    await expectProblem(await post(body, { wineryId: other.wineryId }), 403, "FORBIDDEN");
+    await expectProblem(
+      await post(body, { wineryId: other.wineryId, tagName: "not a tag" }),
+      403,
+      "FORBIDDEN",
+    );
+  });
+
   it("answers 403 for a wineryId that is not the key's winery, and writes nothing", async () => {
     const other = await createTenant();
     const document = wooOrder();

@@ -114,23 +114,22 @@ describe("E2 PUT /v4/orders/{id}: happy", () => {
     }
   });
 
-  it("stores secondaryContacts with numeric ids, from numbers or numeric strings", async () => {
+  it("stores userMetadata with its secondaryContacts exactly as sent, string ids and extra members included", async () => {
     const order = await importedOrder(tenant);
-    const secondaryContacts = [
-      { contactId: String(contactIds[0]), amountCents: 1000 },
-      { contactId: contactIds[1], amountCents: 480 },
-    ];
-    const response = await put(order, {
-      userMetadata: { ...order.userMetadata, secondaryContacts },
-    });
-    expect(response.status).toBe(200);
-    expect(((await response.json()) as Order).userMetadata).toEqual({
+    const userMetadata = {
       ...order.userMetadata,
       secondaryContacts: [
-        { contactId: contactIds[0], amountCents: 1000 },
-        { contactId: contactIds[1], amountCents: 480 },
+        { contactId: String(contactIds[0]), amountCents: 1000, role: "gift-giver" },
+        { contactId: contactIds[1], amountCents: 480, note: { nested: [1, "2"] } },
       ],
-    });
+      tag: "x",
+    };
+    const response = await put(order, { userMetadata });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as Order).userMetadata).toStrictEqual(userMetadata);
+    expect(((await (await get(order.id)).json()) as Order).userMetadata).toStrictEqual(
+      userMetadata,
+    );
   });
 
   it("costs one round trip", async () => {
@@ -222,7 +221,7 @@ describe("E2 errors", () => {
       userMetadata: {
         secondaryContacts: [
           { contactId: contactIds[0], amountCents: 1 },
-          { contactId: theirs.id, amountCents: 1 },
+          { contactId: String(theirs.id), amountCents: 1 },
         ],
       },
     };

@@ -239,6 +239,56 @@ describe("E4: page arithmetic", () => {
   });
 });
 
+describe("E4: date-time bounds finer than a millisecond", () => {
+  let fine: TestTenant;
+  beforeAll(async () => {
+    fine = await createTenant();
+    // refDates 0, 1 and 2 ms past midnight (the column holds whole milliseconds).
+    await insertReceipts(
+      [0, 1, 2].map((ms) =>
+        receiptRow(fine.wineryId, 200 + ms, { refDate: new Date(Date.UTC(2031, 2, 11) + ms) }),
+      ),
+    );
+  });
+
+  it.each<[string, Record<string, unknown>, number[]]>([
+    // Truncated to milliseconds, this inclusive lower bound admitted 200 (0.5 ms before it).
+    ["startDate 0.5 ms past midnight", { startDate: "2031-03-11T00:00:00.0005Z" }, [201, 202]],
+    // Rounded to microseconds (as Postgres reads it), this one admitted 201 (0.4 ns before it).
+    ["startDate just past 1 ms", { startDate: "2031-03-11T00:00:00.0010004Z" }, [202]],
+    ["startDate with an offset", { startDate: "2031-03-11T01:00:00.0005+01:00" }, [201, 202]],
+    ["startDate exactly 1 ms", { startDate: "2031-03-11T00:00:00.001000000Z" }, [201, 202]],
+    ["endDate 0.5 ms past midnight", { endDate: "2031-03-11T00:00:00.0005Z" }, [200]],
+    ["endDate just before 2 ms", { endDate: "2031-03-11T00:00:00.0019999999Z" }, [200, 201]],
+    [
+      "startDate and endDate the same instant",
+      { startDate: "2031-03-11T00:00:00.0010Z", endDate: "2031-03-11T00:00:00.001000Z" },
+      [201],
+    ],
+    [
+      "endDate the last instant there is",
+      { endDate: "9999-12-31T23:59:59.9999999Z" },
+      [200, 201, 202],
+    ],
+    ["startDate the last instant there is", { startDate: "9999-12-31T23:59:59.9999999Z" }, []],
+  ])("%s", async (_, filter, expected) => {
+    const p = await page(filter, fine.apiKey);
+    expect(numbers(p).sort()).toEqual(expected);
+  });
+
+  it("refuses an endDate a fraction of a millisecond before startDate", async () => {
+    const problem = await expectProblem(
+      await query(
+        { startDate: "2031-03-11T00:00:00.0005Z", endDate: "2031-03-11T00:00:00.0001Z" },
+        fine.apiKey,
+      ),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toContain("endDate");
+  });
+});
+
 describe("E4: errors", () => {
   it.each<[string, Record<string, unknown>, string]>([
     ["count over the maximum", { count: 201 }, "count"],

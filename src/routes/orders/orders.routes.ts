@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { jsonRequestBody, jsonResponse, replayableResponse } from "../../lib/openapi";
 import { SafeString } from "../../schemas/common";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import {
@@ -34,13 +34,10 @@ export const importOrderRoute = createRoute({
     body: jsonRequestBody(ExternalOrderSchema),
   },
   responses: {
-    200: {
-      ...jsonResponse(
-        OrderSchema,
-        "The stored order (or, with Idempotent-Replayed: true, the first response again).",
-      ),
-      headers: z.object({ "Idempotent-Replayed": z.literal("true").optional() }),
-    },
+    200: replayableResponse(
+      OrderSchema,
+      "The stored order (or, with Idempotent-Replayed: true, the first response again).",
+    ),
     ...errorResponses(
       "NOT_FOUND",
       "DUPLICATE_ORDER",

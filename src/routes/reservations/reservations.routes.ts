@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { jsonRequestBody, jsonResponse, replayableResponse } from "../../lib/openapi";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import { errorResponses } from "../../schemas/problem";
 import { ReservationSchema, VwReservationSchema } from "../../schemas/reservation-views";
@@ -86,13 +86,10 @@ export const refundReservationRoute = createRoute({
     body: jsonRequestBody(RefundRequestSchema),
   },
   responses: {
-    200: {
-      ...jsonResponse(
-        VwReservationSchema,
-        "The reservation after the refund (or, with Idempotent-Replayed: true, the first answer again).",
-      ),
-      headers: z.object({ "Idempotent-Replayed": z.literal("true").optional() }),
-    },
+    200: replayableResponse(
+      VwReservationSchema,
+      "The reservation after the refund (or, with Idempotent-Replayed: true, the first answer again).",
+    ),
     ...errorResponses(
       "NOT_FOUND",
       "NOT_REFUNDABLE",

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
+import { microsecondBound } from "../../lib/instant";
 import { paidCentsOf } from "./paid";
 
 export type ContactExportShape = "v2" | "v3";
@@ -68,6 +69,10 @@ export function exportBatchQuery(
   afterId: string,
   batchSize: number,
 ): SQL {
+  // [from, to) over stored instants: both bounds up to the microsecond at or after them, as text
+  // Postgres reads exactly (it would round a longer fraction to the nearest, either way).
+  const from = microsecondBound(query.dateFrom, "up");
+  const to = microsecondBound(query.dateTo, "up");
   return sql`
       select string_agg(p.doc, ',' order by p.id) as docs, count(*)::int as count,
              max(p.id)::text as last_id
@@ -80,8 +85,8 @@ export function exportBatchQuery(
           from contacts c
           where c.winery_id = ${query.wineryId}
             and c.id > ${afterId}::bigint
-            and ((c.created_at >= ${query.dateFrom}::timestamptz and c.created_at < ${query.dateTo}::timestamptz)
-              or (c.updated_at >= ${query.dateFrom}::timestamptz and c.updated_at < ${query.dateTo}::timestamptz))
+            and ((c.created_at >= ${from}::timestamptz and c.created_at < ${to}::timestamptz)
+              or (c.updated_at >= ${from}::timestamptz and c.updated_at < ${to}::timestamptz))
           order by c.winery_id, c.id
           limit ${batchSize}
         ) b

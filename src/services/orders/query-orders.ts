@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
+import { microsecondBound } from "../../lib/instant";
 import { ordersPageJsonStatement } from "./order-json";
 
 export interface OrderQuery {
@@ -9,8 +10,12 @@ export interface OrderQuery {
   offset: number;
 }
 
-/** The UTC calendar day of an ISO instant, as SQL. */
-const utcDay = (instant: string): SQL => sql`(${instant}::timestamptz at time zone 'UTC')::date`;
+/**
+ * The UTC calendar day of an ISO instant, as SQL. The instant goes down to its microsecond, on the
+ * same day: Postgres would round 23:59:59.9999995 up to the next day.
+ */
+const utcDay = (instant: string): SQL =>
+  sql`(${microsecondBound(instant, "down")}::timestamptz at time zone 'UTC')::date`;
 
 /**
  * E20: orders whose order date (a calendar day) lies between the UTC days of dateFrom and dateTo,

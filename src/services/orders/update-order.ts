@@ -90,10 +90,8 @@ export async function updateOrder(
       : SecondaryContactsSchema.parse(param.userMetadata.secondaryContacts);
   const contactIds = secondary?.map((c) => c.contactId) ?? [];
   const secondarySum = secondary?.reduce((sum, c) => sum + c.amountCents, 0) ?? 0;
-  if (secondary) {
-    // Normalised ids (numeric strings become numbers) are what gets stored.
-    param = { ...param, userMetadata: { ...param.userMetadata, secondaryContacts: secondary } };
-  }
+  // The parsed contacts (numeric ids) only feed the rules: userMetadata, a free-form object, is
+  // stored exactly as sent, string ids and extra members included.
 
   const expectedUpdatedAt = param.expectedUpdatedAt
     ? new Date(param.expectedUpdatedAt).toISOString()

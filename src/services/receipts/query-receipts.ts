@@ -1,13 +1,12 @@
-import { and, eq, gte, ilike, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, ilike, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
 import { receipts } from "../../db/schema";
-import { MAX_INSTANT_MS } from "../../schemas/common";
 import {
-  endInstantExclusive,
+  endBound,
   type ReceiptPage,
   type ReceiptQuery,
   type ReceiptSort,
-  startInstant,
+  startBound,
 } from "../../schemas/receipts";
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -70,13 +69,12 @@ export function receiptFilter(wineryId: string, q: ReceiptQuery): SQL {
   if (q.customerName != null) {
     conditions.push(ilike(r.customerName, `%${escapeLike(q.customerName)}%`));
   }
-  if (q.startDate != null) conditions.push(gte(r.refDate, new Date(startInstant(q.startDate))));
-  if (q.endDate != null) {
-    const end = endInstantExclusive(q.endDate);
-    // The end of 9999-12-31 is the year 10000, which bounds nothing (no stored instant lies past
-    // 9999) and which Postgres cannot read as JavaScript writes it ("+010000-01-01T..."): a 500.
-    if (end <= MAX_INSTANT_MS) conditions.push(lt(r.refDate, new Date(end)));
+  // The bounds travel as text that Postgres reads exactly (microseconds), never as a Date.
+  if (q.startDate != null) {
+    conditions.push(sql`${r.refDate} >= ${startBound(q.startDate)}::timestamptz`);
   }
+  const end = q.endDate == null ? null : endBound(q.endDate);
+  if (end) conditions.push(sql`${r.refDate} ${sql.raw(end.op)} ${end.at}::timestamptz`);
   if (q.minTotalCents != null) conditions.push(gte(r.totalCents, q.minTotalCents));
   if (q.maxTotalCents != null) conditions.push(lte(r.totalCents, q.maxTotalCents));
   return and(...conditions) as SQL;
