@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import type { LANGUAGES } from "../../schemas/experience-parts";
 
 /**
  * The reservation documents, built by Postgres as JSON in the statement that reads them (E11's
@@ -49,12 +50,39 @@ const refundedTotal = sql.raw(`(select coalesce(sum(rf.amount_cents), 0) from re
 const refundedAt = sql`(select ${utc("max(rf.created_at)")} from reservation_refunds rf
   where rf.winery_id = r.winery_id and rf.reservation_id = r.id)`;
 
-/** The title in language `lang` (lower case): the reservation's own label first, then the experience's. */
+/** The ISO 639-1 code of each LabelTranslations `language` value. */
+const LANGUAGE_ISO: Record<(typeof LANGUAGES)[number], string> = {
+  SPANISH: "es",
+  FRENCH: "fr",
+  BULGARIAN: "bg",
+  ARABIC: "ar",
+  DANISH: "da",
+  CHINESE: "zh",
+  RUSSIAN: "ru",
+  ENGLISH: "en",
+  PORTUGUESE: "pt",
+  ITALIAN: "it",
+  GERMAN: "de",
+  ROMANIAN: "ro",
+  POLISH: "pl",
+  CROATIAN: "hr",
+};
+/** A label's language (lower case): its languageISO, else the code of its `language` value. */
+const LABEL_LANGUAGES = sql.raw(
+  `lower(t->>'languageISO'), case t->>'language' ${Object.entries(LANGUAGE_ISO)
+    .map(([name, iso]) => `when '${name}' then '${iso}'`)
+    .join(" ")} end`,
+);
+
+/**
+ * The title in language `lang` (lower case): the reservation's own label first (one whose
+ * languageISO or whose `language` names it), then the experience's.
+ */
 function titleIn(lang: SQL): SQL {
   return sql`coalesce(
     (select t->>'label' from jsonb_array_elements(case when jsonb_typeof(r.experience_title_translations->'translations') = 'array'
         then r.experience_title_translations->'translations' else '[]'::jsonb end) t
-      where lower(t->>'languageISO') = ${lang} limit 1),
+      where ${lang} in (${LABEL_LANGUAGES}) limit 1),
     e.title_translations->>${lang})`;
 }
 
