@@ -263,6 +263,31 @@ describe("E9 and GET /availabilities: errors, tenancy, round trips", () => {
       ],
       "requests[0].weekDays.FUNDAY",
     ],
+    [
+      [
+        {
+          action: "CREATE",
+          experienceId: crypto.randomUUID(),
+          startFromValid: "2027-01-01",
+          endToValid: "2027-01-31",
+          time: "10:00",
+          weekDays: { monday: true },
+        },
+      ],
+      "requests[0].weekDays.monday",
+    ],
+    ...(["startFromValid", "endToValid", "weekDays"] as const).map((field): [unknown[], string] => [
+      [
+        {
+          action: "CREATE",
+          experienceId: crypto.randomUUID(),
+          day: "2027-01-04",
+          time: "10:00",
+          [field]: field === "weekDays" ? { MONDAY: true } : "2027-01-04",
+        },
+      ],
+      `requests[0].${field}`,
+    ]),
     [[{ action: "MOVE" }], "requests[0].action"],
     [[{ action: "UPDATE" }], "requests[0].slotId"],
     [[], "requests"],
@@ -276,6 +301,27 @@ describe("E9 and GET /availabilities: errors, tenancy, round trips", () => {
     );
     const problem = await expectProblem(await act(body), 400, "VALIDATION_ERROR");
     expect(problem.errors?.map((e) => e.path)).toContain(path);
+  });
+
+  it("refuses a CREATE whose minimum exceeds its capacity, as UPDATE does", async () => {
+    // The experience's defaults: maxParties 10, minPartiesToEnable 1.
+    const experience = await createExperience(tenant, { minPartiesToEnable: 4 });
+    const [day] = nextWeekDays("MONDAY", 1);
+    const cases: [Record<string, number>, string][] = [
+      [{ newMinParties: 5, newMaxParties: 2 }, "requests[0].newMinParties"],
+      [{ newMinParties: 11 }, "requests[0].newMinParties"],
+      [{ newMaxParties: 3 }, "requests[0].newMaxParties"],
+    ];
+    for (const [values, path] of cases) {
+      const create = { action: "CREATE", experienceId: experience.id, day, time: "10:00" };
+      const problem = await expectProblem(
+        await act([{ ...create, ...values }]),
+        400,
+        "VALIDATION_ERROR",
+      );
+      expect(problem.errors).toEqual([{ path, message: "minParties must not exceed maxParties" }]);
+    }
+    expect(await slotRows(tenant.wineryId, experience.id)).toEqual([]);
   });
 
   it("refuses a listing range over 366 days, naming query.to", async () => {

@@ -135,9 +135,12 @@ const FIXUPS: Record<
   importReservation: (body) => {
     if (body.closeSlots === true && body.openSlots === true) body.openSlots = false;
   },
-  // E9: weekDays are MONDAY..SUNDAY (decisions.md, E9).
+  // E9: weekDays are MONDAY..SUNDAY (decisions.md, E9); a CREATE takes `day` or the range with
+  // its week days, never both (the route's description).
   runSlotActions: (body) => {
     each(body.requests, (r) => {
+      if (r.action === "CREATE" && r.day != null)
+        for (const field of ["startFromValid", "endToValid", "weekDays"]) delete r[field];
       if (!isObject(r.weekDays)) return;
       r.weekDays = Object.fromEntries(
         Object.values(r.weekDays).map((on, i) => [WEEK_DAYS[i % 7] as string, on]),

@@ -76,6 +76,13 @@ export function planSlotActions(
       const maxParties = r.newMaxParties ?? experience.maxParties;
       if (maxParties == null)
         return fail("newMaxParties", "is required: the experience has no maxParties");
+      const minParties = r.newMinParties ?? experience.minPartiesToEnable ?? 1;
+      // UPDATE's rule: a new* value may not leave a slot whose minimum exceeds its capacity.
+      if (minParties > maxParties && (r.newMinParties != null || r.newMaxParties != null))
+        return fail(
+          r.newMinParties != null ? "newMinParties" : "newMaxParties",
+          "minParties must not exceed maxParties",
+        );
       let parentSlotId: string | null = null;
       for (const date of dates) {
         const existing = set.at(experience.id, date, r.time);
@@ -99,7 +106,7 @@ export function planSlotActions(
           date,
           time: r.time,
           maxParties,
-          minParties: r.newMinParties ?? experience.minPartiesToEnable ?? 1,
+          minParties,
           enabledLanguages: r.newEnabledLanguages ?? stringList(experience.languagesIsoCode),
           defaultLanguages: r.newDefaultLanguages ?? [],
           active: r.newActive ?? true,
