@@ -9,8 +9,8 @@ import { eachDay, weekDayOf } from "../../lib/calendar";
 import { AppError, type FieldError, NotFoundError, ValidationError } from "../../lib/errors";
 import type { SlotActionRequest } from "../../schemas/slot-actions";
 import { MAX_SLOTS_PER_CALL } from "./limits";
-import { SlotConflictError } from "./slot-conflict-error";
-import { findConflicts, type SlotDiff, SlotSet, type SlotState } from "./slot-set";
+import { SlotConflictError, slotConflictMembers } from "./slot-conflict-error";
+import { conflictOf, findConflicts, type SlotDiff, SlotSet, type SlotState } from "./slot-set";
 
 export interface ExperienceDefaults {
   id: string;
@@ -192,19 +192,7 @@ export function planSlotActions(
         throw new AppError(
           "CONFLICT",
           `Slot ${slot.id} cannot move to ${after.date} ${after.time}: slot ${other.id} is there.`,
-          {
-            extensions: {
-              slots: [
-                {
-                  slotId: other.id,
-                  experienceId: other.experienceId,
-                  date: other.date,
-                  time: other.time,
-                  reason: "SLOT_EXISTS",
-                },
-              ],
-            },
-          },
+          { extensions: slotConflictMembers([conflictOf(other, "SLOT_EXISTS")]) },
         );
       }
       set.update(slot.id, after);
@@ -218,6 +206,10 @@ export function planSlotActions(
   if (errors.length > 0) throw new ValidationError(errors);
   const diff = set.diff();
   const conflicts = findConflicts(diff).filter((c) => !mayOverfill.has(c.slotId));
-  if (conflicts.length > 0) throw new SlotConflictError(conflicts);
+  if (conflicts.length > 0)
+    throw new SlotConflictError(
+      conflicts,
+      "Set ignoreOccupiedSlot on the request to apply it anyway.",
+    );
   return { dryRun: requests.some((r) => r.dryRun === true), diff, skipped };
 }
