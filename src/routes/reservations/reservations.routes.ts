@@ -78,7 +78,7 @@ export const refundReservationRoute = createRoute({
     "Refunds amountCents (an integer > 0) of the reservation's in-house payment (the one E11's paidTotalCents records), fully or in parts. Each refund is a ledger row; the reservation's state never changes.",
     "400 NOT_REFUNDABLE when the reservation has no in-house payment, nothing is left to refund, or amountCents is over the refundable rest (paid minus refunded). An unknown reservation, or another winery's, is 404.",
     "The check and the write are one statement (a conditional UPDATE of the payment's refunded amount plus the ledger insert), so concurrent refunds can never exceed what was paid. Without an Idempotency-Key: one database round trip; with one: one transaction (plus one KV read).",
-    "The answer is VwReservation: refundedTotalCents (the ledger's sum) and refundedAt (the last refund's instant); createdAt/updatedAt are the stored local date-times read as UTC; fields the service does not hold are null, arrays it does not hold empty.",
+    "The answer is VwReservation: refundedTotalCents (the ledger's sum) and refundedAt (the last refund's instant); createdAt/updatedAt are the stored local date-times read as UTC, and so is startDateTime (the reservation's date and time); endDateTime adds the experience's duration when that is an ISO 8601 time duration (PT1H30M), else it is null; paymentId is null (payments are not identified by uuid); other fields the service does not hold are null, arrays it does not hold empty.",
   ].join("\n\n"),
   request: {
     params: ReservationIdParamsSchema,

@@ -154,6 +154,17 @@ export interface VwOverrides {
   refundedAt: SQL;
 }
 
+/**
+ * The visit's end: its start plus the experience's duration, when that is an ISO 8601 time
+ * duration Postgres reads as an interval (PT1H30M; each part a few digits, so the cast cannot
+ * fail) and the end stays within the years a DateTime may hold; null otherwise.
+ */
+const endDateTime = sql.raw(`case when e.duration ~ '^PT([0-9]{1,4}H)?([0-9]{1,4}M)?([0-9]{1,5}S)?$'
+    and e.duration <> 'PT'
+  -- A nested CASE: Postgres does not promise to test the pattern before an AND'ed cast.
+  then case when r.date + r.time + e.duration::interval < '10000-01-01'::timestamp
+    then to_char(r.date + r.time + e.duration::interval, ${UTC_FORMAT}) end end`);
+
 /** E14's VwReservation of `r` (with `e`), as one jsonb value. */
 export function vwReservation(overrides: VwOverrides): SQL {
   // The stored local date-times read as UTC: VwReservation's fields are instants.
@@ -164,7 +175,8 @@ export function vwReservation(overrides: VwOverrides): SQL {
       'date', r.date,
       'time', jsonb_build_object('hour', extract(hour from r.time)::int, 'minute', extract(minute from r.time)::int,
         'second', extract(second from r.time)::int, 'nano', 0),
-      'startDateTime', null, 'endDateTime', null,
+      'startDateTime', ${at("r.date + r.time")},
+      'endDateTime', ${endDateTime},
       'discountTotalCents', r.discount_total_cents, 'dueTotalCents', r.due_total_cents,
       'giftAmountCents', null, 'grossTotalCents', r.gross_total_cents,
       'manualDiscountTotalCents', r.manual_discount_total_cents, 'netTotalCents', r.net_total_cents,
