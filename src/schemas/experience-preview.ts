@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import { PROBLEM_CONTENT_TYPE } from "../lib/problem";
 import { CalendarDate, Int32, NullableFreeObject } from "./common";
 import { ExperienceIntegrationSchema } from "./experience-parts";
+import { ProblemSchema } from "./problem";
 import { LocalTimeOutSchema } from "./slots";
 
 const Change = z.object({ field: z.string(), before: z.unknown(), after: z.unknown() });
@@ -27,7 +29,12 @@ export const SlotConflictSchema = z
     time: LocalTimeOutSchema,
     occupiedCount: Int32,
     maxParties: Int32,
-    reason: z.enum(["DELETES_OCCUPIED_SLOT", "MOVES_OCCUPIED_SLOT", "BELOW_OCCUPANTS"]),
+    reason: z
+      .enum(["DELETES_OCCUPIED_SLOT", "MOVES_OCCUPIED_SLOT", "BELOW_OCCUPANTS", "SLOT_EXISTS"])
+      .openapi({
+        description:
+          "SLOT_EXISTS (E9's 409 only): an UPDATE would move a slot onto this slot's date and time.",
+      }),
     reservationIds: z.array(z.guid()).openapi({
       description:
         "The reservations on the slot that the change would touch (E11 imports; occupants counted through E9's newOccupantsCount have none).",
@@ -72,3 +79,29 @@ export const ExperiencePreviewSchema = z
   })
   .openapi("ExperiencePropagationPreview");
 export type ExperiencePreview = z.infer<typeof ExperiencePreviewSchema>;
+
+/**
+ * The 409 of the routes that refuse a change to occupied slots (E9, PUT /experiences/{id}): a
+ * problem whose `slots` are SlotConflicts, the shape E8 answers. Both members are absent from a
+ * 409 that names no slot (two slots of one call meeting on the same date and time).
+ */
+export const SlotConflictProblemSchema = ProblemSchema.extend({
+  slots: z.array(SlotConflictSchema).optional().openapi({
+    description: "The slots the change would touch, as E8's conflicts name them.",
+  }),
+  reservationIds: z.array(z.guid()).optional().openapi({
+    description: "The reservations on those slots, each once.",
+  }),
+}).openapi("SlotConflictProblem", {
+  description:
+    "CONFLICT: the change would touch occupied slots (or meet another slot); nothing was written.",
+});
+
+/** A 409 response whose body is a SlotConflictProblem. */
+export const slotConflictResponse = {
+  409: {
+    description:
+      "CONFLICT: the change would delete, move or shrink below its occupants an occupied slot, or move a slot onto another's date and time; nothing was written.",
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: SlotConflictProblemSchema } },
+  },
+};

@@ -109,8 +109,13 @@ export const VwReservationSchema = z
     updatedAt: DateTime.openapi({ description: "The stored local updatedAt, read as UTC." }),
     date: CalendarDate,
     time: LocalTimeOutSchema,
-    startDateTime: nullable(DateTime),
-    endDateTime: nullable(DateTime),
+    startDateTime: nullable(DateTime).openapi({
+      description: "The reservation's local date and time, read as UTC (as createdAt is).",
+    }),
+    endDateTime: nullable(DateTime).openapi({
+      description:
+        "startDateTime plus the experience's duration when that is an ISO 8601 time duration (PT1H30M); null otherwise.",
+    }),
     discountTotalCents: nullable(Int64),
     dueTotalCents: nullable(Int64),
     giftAmountCents: nullable(Int64),

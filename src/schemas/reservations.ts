@@ -109,6 +109,19 @@ export const ReservationInputSchema = z
         message: `must hold exactly one contact of type MASTER (found ${masters})`,
       });
     }
+    // Entries fold to one contact by lower(trim(email)) (E13's rule): the same person twice
+    // would be linked twice, MASTER and SECONDARY at once.
+    const seen = new Set<string>();
+    input.reservationContacts.forEach((contact, i) => {
+      const key = contact.email.toLowerCase();
+      if (seen.has(key))
+        ctx.addIssue({
+          code: "custom",
+          path: ["reservationContacts", i, "email"],
+          message: "names the same contact as an earlier entry (emails compare case-insensitively)",
+        });
+      seen.add(key);
+    });
     if (input.closeSlots && input.openSlots) {
       ctx.addIssue({
         code: "custom",

@@ -13,7 +13,8 @@ const nullableTime = LocalTimeSchema.or(z.null()).optional();
 const WeekDaysSchema = ownKeysRecord(z.string(), z.boolean())
   .superRefine((map, ctx) => {
     for (const key of Object.keys(map)) {
-      if (!(WEEK_DAYS as readonly string[]).includes(key.toUpperCase()))
+      // As written, upper case: the document names the keys MONDAY..SUNDAY.
+      if (!(WEEK_DAYS as readonly string[]).includes(key))
         ctx.addIssue({ code: "custom", path: [key], message: "must be MONDAY..SUNDAY" });
     }
   })
@@ -21,7 +22,7 @@ const WeekDaysSchema = ownKeysRecord(z.string(), z.boolean())
     const days = new Set(
       Object.entries(map)
         .filter(([, on]) => on)
-        .map(([day]) => day.toUpperCase()),
+        .map(([day]) => day),
     );
     return days;
   });
@@ -41,7 +42,7 @@ export const SlotActionRequestSchema = z
       type: ["object", "null"],
       additionalProperties: { type: "boolean" },
       description:
-        "MONDAY..SUNDAY -> true for the days the range covers; absent or null: every day.",
+        "MONDAY..SUNDAY (upper case; any other key is 400) -> true for the days the range covers; absent or null: every day. Only with startFromValid..endToValid: a CREATE with `day` and weekDays is 400.",
     }),
     time: nullableTime,
     newDay: CalendarDate.nullish(),
@@ -68,6 +69,15 @@ export const SlotActionRequestSchema = z
     }),
   })
   .superRefine((r, ctx) => {
+    // CREATE makes `day`, or the range with its week days: never both, one would be ignored.
+    if (r.action === "CREATE" && r.day != null)
+      for (const field of ["startFromValid", "endToValid", "weekDays"] as const)
+        if (r[field] != null)
+          ctx.addIssue({
+            code: "custom",
+            path: [field],
+            message: "CREATE takes day, or startFromValid..endToValid with weekDays, not both",
+          });
     if (r.startFromValid && r.endToValid) {
       const days = (Date.parse(r.endToValid) - Date.parse(r.startFromValid)) / 86_400_000;
       if (days < 0)

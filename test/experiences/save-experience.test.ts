@@ -167,9 +167,16 @@ describe("PUT /v2/experiences/{id}: errors", () => {
       "CONFLICT",
     );
     expect(problem.slots).toEqual([
-      expect.objectContaining({ slotId: slot?.id, occupiedCount: 6 }),
+      expect.objectContaining({
+        slotId: slot?.id,
+        occupiedCount: 6,
+        time: { hour: 11, minute: 0, second: 0, nano: 0 },
+      }),
     ]);
     expect(problem.detail).toContain(slot?.id);
+    // The experience input has no ignoreOccupiedSlot: the detail offers what this client can do.
+    expect(problem.detail).not.toContain("Set ignoreOccupiedSlot");
+    expect(problem.detail).toContain("POST /v2/availabilities/actions and ignoreOccupiedSlot");
     expect(await (await get(experience.id)).json()).toEqual(experience);
   });
 

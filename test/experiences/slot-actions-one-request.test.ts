@@ -85,7 +85,7 @@ const request = fc.record(
       fc.dictionary(
         fc.constantFrom(
           "MONDAY",
-          "tuesday",
+          "TUESDAY",
           "WEDNESDAY",
           "THURSDAY",
           "FRIDAY",
@@ -153,12 +153,13 @@ describe("E9 with CREATE requests only, in one HTTP request", () => {
           );
           const command = (experienceId: string) =>
             SlotActionsCommandSchema.parse({
-              requests: generated.map(({ unknown, day: n, from, length, ...r }) => ({
+              requests: generated.map(({ unknown, day: n, from, length, weekDays, ...r }) => ({
                 action: "CREATE",
                 experienceId: unknown ? UNKNOWN : experienceId,
+                // `day` or the range with its week days, never both (400 at parse).
                 ...(n !== undefined
                   ? { day: day(n) }
-                  : { startFromValid: day(from), endToValid: day(from + length) }),
+                  : { startFromValid: day(from), endToValid: day(from + length), weekDays }),
                 ...r,
               })),
             });

@@ -168,19 +168,67 @@ describe("E9: occupied and manually modified slots", () => {
       409,
       "CONFLICT",
     );
+    // The SlotConflict shape E8 answers: time a LocalTime object, not "12:00:00".
     expect(problem.slots).toEqual([
-      expect.objectContaining({
+      {
         slotId: slots[1]?.id,
+        experienceId: slots[1]?.experienceId,
+        date: slots[1]?.date,
+        time: { hour: 12, minute: 0, second: 0, nano: 0 },
         occupiedCount: 2,
+        maxParties: 10,
         reason: "DELETES_OCCUPIED_SLOT",
-      }),
+        reservationIds: [],
+      },
     ]);
     expect(problem.detail).toContain(slots[1]?.id);
+    expect(problem.detail).toMatch(/Set ignoreOccupiedSlot on the request to apply it anyway\.$/);
     expect(await slotRows(tenant.wineryId, slots[0]?.experienceId ?? "")).toHaveLength(3);
     const shrink = await act([{ action: "UPDATE", slotId: slots[1]?.id, newMaxParties: 1 }]);
     await expectProblem(shrink, 409, "CONFLICT");
     const record = await actOk([{ action: "DELETE", parentSlotId, ignoreOccupiedSlot: true }]);
     expect(record.slotActions.deleted).toHaveLength(3);
+  });
+
+  it("the document declares the 409 of E9 and of the experience save as SlotConflictProblem", async () => {
+    const doc = (await (await api("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    const conflictOf = (path: string, method: string) =>
+      JSON.stringify(doc.paths[path]?.[method]?.responses["409"]);
+    expect(conflictOf("/api/v2/availabilities/actions", "post")).toContain(
+      "#/components/schemas/SlotConflictProblem",
+    );
+    expect(conflictOf("/api/v2/experiences/{id}", "put")).toContain(
+      "#/components/schemas/SlotConflictProblem",
+    );
+    expect(JSON.stringify(doc.components.schemas.SlotConflictProblem)).toContain(
+      "#/components/schemas/SlotConflict",
+    );
+  });
+
+  it("refuses to move a slot onto another's date and time, naming that slot as a SlotConflict", async () => {
+    const { slots } = await season(2);
+    const [first, second] = slots;
+    const problem = await expectProblem(
+      await act([{ action: "UPDATE", slotId: first?.id, newDay: second?.date }]),
+      409,
+      "CONFLICT",
+    );
+    expect(problem.slots).toEqual([
+      {
+        slotId: second?.id,
+        experienceId: second?.experienceId,
+        date: second?.date,
+        time: { hour: 12, minute: 0, second: 0, nano: 0 },
+        occupiedCount: 0,
+        maxParties: 10,
+        reason: "SLOT_EXISTS",
+        reservationIds: [],
+      },
+    ]);
+    expect(problem.reservationIds).toEqual([]);
   });
 
   it("skips a manually modified slot in a series update unless ignoreManualModification", async () => {
@@ -263,6 +311,31 @@ describe("E9 and GET /availabilities: errors, tenancy, round trips", () => {
       ],
       "requests[0].weekDays.FUNDAY",
     ],
+    [
+      [
+        {
+          action: "CREATE",
+          experienceId: crypto.randomUUID(),
+          startFromValid: "2027-01-01",
+          endToValid: "2027-01-31",
+          time: "10:00",
+          weekDays: { monday: true },
+        },
+      ],
+      "requests[0].weekDays.monday",
+    ],
+    ...(["startFromValid", "endToValid", "weekDays"] as const).map((field): [unknown[], string] => [
+      [
+        {
+          action: "CREATE",
+          experienceId: crypto.randomUUID(),
+          day: "2027-01-04",
+          time: "10:00",
+          [field]: field === "weekDays" ? { MONDAY: true } : "2027-01-04",
+        },
+      ],
+      `requests[0].${field}`,
+    ]),
     [[{ action: "MOVE" }], "requests[0].action"],
     [[{ action: "UPDATE" }], "requests[0].slotId"],
     [[], "requests"],
@@ -276,6 +349,27 @@ describe("E9 and GET /availabilities: errors, tenancy, round trips", () => {
     );
     const problem = await expectProblem(await act(body), 400, "VALIDATION_ERROR");
     expect(problem.errors?.map((e) => e.path)).toContain(path);
+  });
+
+  it("refuses a CREATE whose minimum exceeds its capacity, as UPDATE does", async () => {
+    // The experience's defaults: maxParties 10, minPartiesToEnable 1.
+    const experience = await createExperience(tenant, { minPartiesToEnable: 4 });
+    const [day] = nextWeekDays("MONDAY", 1);
+    const cases: [Record<string, number>, string][] = [
+      [{ newMinParties: 5, newMaxParties: 2 }, "requests[0].newMinParties"],
+      [{ newMinParties: 11 }, "requests[0].newMinParties"],
+      [{ newMaxParties: 3 }, "requests[0].newMaxParties"],
+    ];
+    for (const [values, path] of cases) {
+      const create = { action: "CREATE", experienceId: experience.id, day, time: "10:00" };
+      const problem = await expectProblem(
+        await act([{ ...create, ...values }]),
+        400,
+        "VALIDATION_ERROR",
+      );
+      expect(problem.errors).toEqual([{ path, message: "minParties must not exceed maxParties" }]);
+    }
+    expect(await slotRows(tenant.wineryId, experience.id)).toEqual([]);
   });
 
   it("refuses a listing range over 366 days, naming query.to", async () => {

@@ -138,10 +138,23 @@ const FIXUPS: Record<
   // E11: closeSlots and openSlots both true is 400 (the route's description).
   importReservation: (body) => {
     if (body.closeSlots === true && body.openSlots === true) body.openSlots = false;
+    // No two contacts share an email once folded (the route's description): prefix repeats.
+    const seen = new Set<string>();
+    if (Array.isArray(body.reservationContacts))
+      body.reservationContacts.forEach((c, i) => {
+        if (!isObject(c) || typeof c.email !== "string") return;
+        let email = c.email.trim();
+        if (seen.has(email.toLowerCase())) email = `x${i}${email}`;
+        c.email = email;
+        seen.add(email.toLowerCase());
+      });
   },
-  // E9: weekDays are MONDAY..SUNDAY (decisions.md, E9).
+  // E9: weekDays are MONDAY..SUNDAY (decisions.md, E9); a CREATE takes `day` or the range with
+  // its week days, never both (the route's description).
   runSlotActions: (body) => {
     each(body.requests, (r) => {
+      if (r.action === "CREATE" && r.day != null)
+        for (const field of ["startFromValid", "endToValid", "weekDays"]) delete r[field];
       if (!isObject(r.weekDays)) return;
       r.weekDays = Object.fromEntries(
         Object.values(r.weekDays).map((on, i) => [WEEK_DAYS[i % 7] as string, on]),

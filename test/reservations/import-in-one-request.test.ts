@@ -144,7 +144,12 @@ const body = fc.record({
     { closeSlots: false },
   ),
   paidTotalCents: fc.constantFrom(undefined, 0, 1, 1500, 3000, 5000),
-  contacts: fc.array(contact, { minLength: 1, maxLength: 3 }),
+  // Emails distinct once folded: one contact twice is 400 (E11's description).
+  contacts: fc.uniqueArray(contact, {
+    minLength: 1,
+    maxLength: 3,
+    selector: (c) => c.email.trim().toLowerCase(),
+  }),
   master: fc.nat(),
   fields,
 });

@@ -54,6 +54,24 @@ describe("E11: errors", () => {
     expect(await stored(tenant.wineryId, id)).toEqual([]);
   });
 
+  it("one contact twice (emails equal once folded) is 400 naming the later entry's email, writing nothing", async () => {
+    const target = await experienceWithSlot(tenant);
+    const id = crypto.randomUUID();
+    const email = `d-${crypto.randomUUID().slice(0, 8)}@a.example`;
+    const contacts = [
+      contact("SECONDARY"),
+      contact("MASTER", email),
+      contact("SECONDARY", ` ${email.toUpperCase()} `),
+    ];
+    const problem = await expectProblem(
+      await putReservation(tenant, id, reservationBody(target, { reservationContacts: contacts })),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["reservationContacts[2].email"]);
+    expect(await stored(tenant.wineryId, id)).toEqual([]);
+  });
+
   it.each([
     ["a date-time with a zone as createdAt", { createdAt: "2026-01-01T10:00:00Z" }, "createdAt"],
     ["February 30th", { date: "2027-02-30" }, "date"],

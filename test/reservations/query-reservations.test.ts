@@ -100,6 +100,38 @@ describe("E16 POST /v2/reservations/query: happy", () => {
     expect(list.map((r) => r.experienceTitle)).toEqual([title]);
   });
 
+  it.each([
+    ["en", "My title"],
+    ["it", "Il mio titolo"],
+    ["de", "Weinprobe"],
+  ])(
+    "the reservation's own label in %s comes first, by languageISO or by language",
+    async (lang, title) => {
+      // Its own tenant: the shared one's four reservations are counted by other tests.
+      const own = await createTenant();
+      const experience = await createExperience(own, {
+        titleTranslations: { en: "Tasting", it: "Degustazione", de: "Weinprobe" },
+      });
+      const reservation = await importOk(
+        own,
+        "NEW",
+        reservationBody(
+          { experienceId: experience.id, date: "2027-02-01", time: "10:00" },
+          {
+            experienceTitleTranslations: {
+              translations: [
+                { label: "My title", language: "ENGLISH" },
+                { label: "Il mio titolo", languageISO: "IT" },
+              ],
+            },
+          },
+        ),
+      );
+      const list = await queryOk({ lang, ids: [reservation.id] }, "", own.apiKey);
+      expect(list.map((r) => r.experienceTitle)).toEqual([title]);
+    },
+  );
+
   it("without a language each title follows its reservation's languageIso", async () => {
     const list = await queryOk({ ids: [ids.a, ids.d] });
     expect(list.map((r) => r.experienceTitle)).toEqual(["Tasting", "Degustazione"]);

@@ -3,8 +3,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { reservations } from "../../src/db/schema";
 import { expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
+import { createExperience } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import {
+  createSlot,
   experienceWithSlot,
   importOk,
   ledgerSum,
@@ -61,6 +63,35 @@ describe("E14 POST /v2/reservations/{reservationID}/refund: happy", () => {
     expect(view.paidAt).not.toBeNull();
     expect(await stateOf(tenant.wineryId, id)).toBe("CONFIRMED");
     expect(await ledgerSum(tenant.wineryId, id)).toBe(5000);
+  });
+
+  it.each([
+    ["PT1H30M", "2027-03-06T16:30:00.000Z"],
+    ["PT45S", "2027-03-06T15:00:45.000Z"],
+    ["90 minutes", null],
+    [null, null],
+  ])(
+    "startDateTime is the reservation's date and time; endDateTime adds a duration of %s",
+    async (duration, end) => {
+      const experience = await createExperience(tenant, { duration });
+      const target = { experienceId: experience.id, date: "2027-03-06", time: "15:00" };
+      await createSlot(tenant, experience.id, target.date, "15:00:00");
+      const { id } = await importOk(
+        tenant,
+        "NEW",
+        reservationBody(target, { paidTotalCents: 900 }),
+      );
+      const view = await refundOk(tenant, id, 100);
+      expect([view.startDateTime, view.endDateTime]).toEqual(["2027-03-06T15:00:00.000Z", end]);
+    },
+  );
+
+  it("an end past the year 9999 is null, never an error", async () => {
+    const experience = await createExperience(tenant, { duration: "PT9999H9999M99999S" });
+    const target = { experienceId: experience.id, date: "9999-12-31", time: "23:00" };
+    const { id } = await importOk(tenant, "NEW", reservationBody(target, { paidTotalCents: 900 }));
+    const view = await refundOk(tenant, id, 100);
+    expect([view.startDateTime, view.endDateTime]).toEqual(["9999-12-31T23:00:00.000Z", null]);
   });
 
   it("refunds in parts, twice up to exactly the paid amount, then nothing more", async () => {

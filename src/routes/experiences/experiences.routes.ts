@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
-import { ExperiencePreviewSchema } from "../../schemas/experience-preview";
+import { ExperiencePreviewSchema, slotConflictResponse } from "../../schemas/experience-preview";
 import {
   ExperienceIdParamsSchema,
   ExperienceInputSchema,
@@ -32,11 +32,12 @@ export const saveExperienceRoute = createRoute({
   tags: ["Experiences"],
   operationId: "saveExperience",
   summary: "Create or replace an experience, applying its slot plan",
-  description: `Stores an ExperienceAllParamsInput under {id} (ids are per winery) and applies the plan that E8 previews, all in one transaction. A body \`id\` must equal the path id (400); a body \`wineryId\` other than the key's winery is 403. The experience and its slots are locked while the plan is made and applied, so concurrent saves and slot actions queue. A plan that would delete, move or shrink below its occupants an occupied slot writes nothing: 409 CONFLICT with the slots in \`slots\`. ${PLAN_RULES}`,
+  description: `Stores an ExperienceAllParamsInput under {id} (ids are per winery) and applies the plan that E8 previews, all in one transaction. A body \`id\` must equal the path id (400); a body \`wineryId\` other than the key's winery is 403. The experience and its slots are locked while the plan is made and applied, so concurrent saves and slot actions queue. A plan that would delete, move or shrink below its occupants an occupied slot writes nothing: 409 CONFLICT with the slots in \`slots\` (SlotConflict, as E8's conflicts name them) and the reservations on them in \`reservationIds\`; the input has no override, so \`detail\` says what the client can do: save values those slots can hold, move their reservations first (E11), or change the slots with E9 and ignoreOccupiedSlot. ${PLAN_RULES}`,
   request: { params: ExperienceIdParamsSchema, body: jsonRequestBody(ExperienceInputSchema) },
   responses: {
     200: jsonResponse(ExperienceSchema, "The stored experience."),
-    ...errorResponses("FORBIDDEN", "CONFLICT"),
+    ...errorResponses("FORBIDDEN"),
+    ...slotConflictResponse,
   },
 });
 

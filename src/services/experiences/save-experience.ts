@@ -10,6 +10,10 @@ import { experienceKey, stateQueries, toExperience, toState } from "./experience
 import { planExperience } from "./plan-experience";
 import { saveInOneRequest } from "./save-in-one-request";
 
+/** What a client of the experience save can do about a conflict (its input has no override). */
+const SAVE_REMEDY =
+  "Save values those slots can hold, move their reservations to other slots first (PUT /v2/reservations/import/{reservationID}), or change the slots themselves with POST /v2/availabilities/actions and ignoreOccupiedSlot.";
+
 /**
  * PUT /experiences/{id}: creates or replaces the experience and applies its plan (propagation and
  * slotsRequests). Without slotsRequests, one HTTP batch does it (saveInOneRequest); with them, or
@@ -40,7 +44,7 @@ export async function saveExperience(
       const [current] = await reads.experience.for("update");
       const slotRows = await reads.slots.for("update");
       const plan = planExperience(id, toState(current, slotRows), input, today);
-      if (plan.conflicts.length > 0) throw new SlotConflictError(plan.conflicts);
+      if (plan.conflicts.length > 0) throw new SlotConflictError(plan.conflicts, SAVE_REMEDY);
       const [saved] = await tx
         .update(experiences)
         .set({

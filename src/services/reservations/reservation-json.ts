@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import type { LANGUAGES } from "../../schemas/experience-parts";
 
 /**
  * The reservation documents, built by Postgres as JSON in the statement that reads them (E11's
@@ -49,12 +50,39 @@ const refundedTotal = sql.raw(`(select coalesce(sum(rf.amount_cents), 0) from re
 const refundedAt = sql`(select ${utc("max(rf.created_at)")} from reservation_refunds rf
   where rf.winery_id = r.winery_id and rf.reservation_id = r.id)`;
 
-/** The title in language `lang` (lower case): the reservation's own label first, then the experience's. */
+/** The ISO 639-1 code of each LabelTranslations `language` value. */
+const LANGUAGE_ISO: Record<(typeof LANGUAGES)[number], string> = {
+  SPANISH: "es",
+  FRENCH: "fr",
+  BULGARIAN: "bg",
+  ARABIC: "ar",
+  DANISH: "da",
+  CHINESE: "zh",
+  RUSSIAN: "ru",
+  ENGLISH: "en",
+  PORTUGUESE: "pt",
+  ITALIAN: "it",
+  GERMAN: "de",
+  ROMANIAN: "ro",
+  POLISH: "pl",
+  CROATIAN: "hr",
+};
+/** A label's language (lower case): its languageISO, else the code of its `language` value. */
+const LABEL_LANGUAGES = sql.raw(
+  `lower(t->>'languageISO'), case t->>'language' ${Object.entries(LANGUAGE_ISO)
+    .map(([name, iso]) => `when '${name}' then '${iso}'`)
+    .join(" ")} end`,
+);
+
+/**
+ * The title in language `lang` (lower case): the reservation's own label first (one whose
+ * languageISO or whose `language` names it), then the experience's.
+ */
 function titleIn(lang: SQL): SQL {
   return sql`coalesce(
     (select t->>'label' from jsonb_array_elements(case when jsonb_typeof(r.experience_title_translations->'translations') = 'array'
         then r.experience_title_translations->'translations' else '[]'::jsonb end) t
-      where lower(t->>'languageISO') = ${lang} limit 1),
+      where ${lang} in (${LABEL_LANGUAGES}) limit 1),
     e.title_translations->>${lang})`;
 }
 
@@ -126,6 +154,17 @@ export interface VwOverrides {
   refundedAt: SQL;
 }
 
+/**
+ * The visit's end: its start plus the experience's duration, when that is an ISO 8601 time
+ * duration Postgres reads as an interval (PT1H30M; each part a few digits, so the cast cannot
+ * fail) and the end stays within the years a DateTime may hold; null otherwise.
+ */
+const endDateTime = sql.raw(`case when e.duration ~ '^PT([0-9]{1,4}H)?([0-9]{1,4}M)?([0-9]{1,5}S)?$'
+    and e.duration <> 'PT'
+  -- A nested CASE: Postgres does not promise to test the pattern before an AND'ed cast.
+  then case when r.date + r.time + e.duration::interval < '10000-01-01'::timestamp
+    then to_char(r.date + r.time + e.duration::interval, ${UTC_FORMAT}) end end`);
+
 /** E14's VwReservation of `r` (with `e`), as one jsonb value. */
 export function vwReservation(overrides: VwOverrides): SQL {
   // The stored local date-times read as UTC: VwReservation's fields are instants.
@@ -136,7 +175,8 @@ export function vwReservation(overrides: VwOverrides): SQL {
       'date', r.date,
       'time', jsonb_build_object('hour', extract(hour from r.time)::int, 'minute', extract(minute from r.time)::int,
         'second', extract(second from r.time)::int, 'nano', 0),
-      'startDateTime', null, 'endDateTime', null,
+      'startDateTime', ${at("r.date + r.time")},
+      'endDateTime', ${endDateTime},
       'discountTotalCents', r.discount_total_cents, 'dueTotalCents', r.due_total_cents,
       'giftAmountCents', null, 'grossTotalCents', r.gross_total_cents,
       'manualDiscountTotalCents', r.manual_discount_total_cents, 'netTotalCents', r.net_total_cents,

@@ -18,7 +18,7 @@ const DOW = new Map(WEEK_DAYS.map((day, i) => [day, (i + 1) % 7]));
  * there skipped, the first candidate of a key made and the later ones skipped, each new slot given
  * the request's values or the experience's defaults, the slots of a multi-date request a series
  * whose parent is its first new slot. `refused` when planSlotActions would refuse the call: an
- * experience the winery does not have, no maxParties, more than MAX_SLOTS_PER_CALL new slots, a new
+ * experience the winery does not have, no maxParties, a new minimum above the capacity, more than MAX_SLOTS_PER_CALL new slots, a new
  * slot above its capacity without ignoreOccupiedSlot; or a dry run. Then nothing is inserted.
  * Rows come back as facts for the planner: the experiences, the slots at the candidates' keys and
  * the new slots in the order they were made; and the winery's business-location record (what the
@@ -84,6 +84,8 @@ made as materialized (
 refusals as (
   select 1 from r left join e on e.id = r.experience_id
   where e.id is null or coalesce(r.new_max, e.max_parties) is null
+    or ((r.new_min is not null or r.new_max is not null)
+      and coalesce(r.new_min, e.min_parties_to_enable, 1) > coalesce(r.new_max, e.max_parties))
   union all
   select 1 from arg where (select count(*) from planned) > (j ->> 'maxSlots')::int
     or (j ->> 'dryRun')::boolean

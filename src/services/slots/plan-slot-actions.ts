@@ -9,8 +9,8 @@ import { eachDay, weekDayOf } from "../../lib/calendar";
 import { AppError, type FieldError, NotFoundError, ValidationError } from "../../lib/errors";
 import type { SlotActionRequest } from "../../schemas/slot-actions";
 import { MAX_SLOTS_PER_CALL } from "./limits";
-import { SlotConflictError } from "./slot-conflict-error";
-import { findConflicts, type SlotDiff, SlotSet, type SlotState } from "./slot-set";
+import { SlotConflictError, slotConflictMembers } from "./slot-conflict-error";
+import { conflictOf, findConflicts, type SlotDiff, SlotSet, type SlotState } from "./slot-set";
 
 export interface ExperienceDefaults {
   id: string;
@@ -76,6 +76,13 @@ export function planSlotActions(
       const maxParties = r.newMaxParties ?? experience.maxParties;
       if (maxParties == null)
         return fail("newMaxParties", "is required: the experience has no maxParties");
+      const minParties = r.newMinParties ?? experience.minPartiesToEnable ?? 1;
+      // UPDATE's rule: a new* value may not leave a slot whose minimum exceeds its capacity.
+      if (minParties > maxParties && (r.newMinParties != null || r.newMaxParties != null))
+        return fail(
+          r.newMinParties != null ? "newMinParties" : "newMaxParties",
+          "minParties must not exceed maxParties",
+        );
       let parentSlotId: string | null = null;
       for (const date of dates) {
         const existing = set.at(experience.id, date, r.time);
@@ -99,7 +106,7 @@ export function planSlotActions(
           date,
           time: r.time,
           maxParties,
-          minParties: r.newMinParties ?? experience.minPartiesToEnable ?? 1,
+          minParties,
           enabledLanguages: r.newEnabledLanguages ?? stringList(experience.languagesIsoCode),
           defaultLanguages: r.newDefaultLanguages ?? [],
           active: r.newActive ?? true,
@@ -185,19 +192,7 @@ export function planSlotActions(
         throw new AppError(
           "CONFLICT",
           `Slot ${slot.id} cannot move to ${after.date} ${after.time}: slot ${other.id} is there.`,
-          {
-            extensions: {
-              slots: [
-                {
-                  slotId: other.id,
-                  experienceId: other.experienceId,
-                  date: other.date,
-                  time: other.time,
-                  reason: "SLOT_EXISTS",
-                },
-              ],
-            },
-          },
+          { extensions: slotConflictMembers([conflictOf(other, "SLOT_EXISTS")]) },
         );
       }
       set.update(slot.id, after);
@@ -211,6 +206,10 @@ export function planSlotActions(
   if (errors.length > 0) throw new ValidationError(errors);
   const diff = set.diff();
   const conflicts = findConflicts(diff).filter((c) => !mayOverfill.has(c.slotId));
-  if (conflicts.length > 0) throw new SlotConflictError(conflicts);
+  if (conflicts.length > 0)
+    throw new SlotConflictError(
+      conflicts,
+      "Set ignoreOccupiedSlot on the request to apply it anyway.",
+    );
   return { dryRun: requests.some((r) => r.dryRun === true), diff, skipped };
 }

@@ -33,7 +33,12 @@ export interface SlotDiff {
   delete: SlotState[];
 }
 
-export type ConflictReason = "DELETES_OCCUPIED_SLOT" | "MOVES_OCCUPIED_SLOT" | "BELOW_OCCUPANTS";
+export type ConflictReason =
+  | "DELETES_OCCUPIED_SLOT"
+  | "MOVES_OCCUPIED_SLOT"
+  | "BELOW_OCCUPANTS"
+  /** E9: a slot would move onto this one's date and time. */
+  | "SLOT_EXISTS";
 
 export interface SlotConflict {
   slotId: string;
@@ -176,20 +181,23 @@ export function changedSlotFields(before: SlotState, after: SlotState): SlotFiel
   return SLOT_FIELDS.filter((field) => !sameValue(before[field], after[field]));
 }
 
+/** The conflict `slot` is in, for `reason`. */
+export const conflictOf = (slot: SlotState, reason: ConflictReason): SlotConflict => ({
+  slotId: slot.id,
+  experienceId: slot.experienceId,
+  date: slot.date,
+  time: slot.time,
+  occupiedCount: occupantsOf(slot),
+  maxParties: slot.maxParties,
+  reason,
+  reservationIds: slot.reservationIds ?? [],
+});
+
 /** What the net change does to occupied slots: deleted, moved, or shrunk below their occupants. */
 export function findConflicts(diff: SlotDiff): SlotConflict[] {
   const conflicts: SlotConflict[] = [];
   const conflict = (slot: SlotState, reason: ConflictReason) =>
-    conflicts.push({
-      slotId: slot.id,
-      experienceId: slot.experienceId,
-      date: slot.date,
-      time: slot.time,
-      occupiedCount: occupantsOf(slot),
-      maxParties: slot.maxParties,
-      reason,
-      reservationIds: slot.reservationIds ?? [],
-    });
+    conflicts.push(conflictOf(slot, reason));
   for (const slot of diff.delete)
     if (occupantsOf(slot) > 0) conflict(slot, "DELETES_OCCUPIED_SLOT");
   for (const { before, after } of diff.update) {
