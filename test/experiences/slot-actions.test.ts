@@ -108,6 +108,23 @@ describe("E9 POST /v2/availabilities/actions: happy", () => {
     ]);
   });
 
+  it("takes upper-case ids, as the listing and Postgres do, on either path", async () => {
+    const experience = await createExperience(tenant);
+    const [day, other] = nextWeekDays("SUNDAY", 2);
+    const id = experience.id.toUpperCase();
+    const first = await actOk([{ action: "CREATE", experienceId: id, day, time: "10:00" }]);
+    const slotId = first.slotActions.created[0]?.id ?? "";
+    // A CREATE beside an UPDATE goes through the interactive transaction's in-memory plan.
+    const both = await actOk([
+      { action: "CREATE", experienceId: id, day: other, time: "10:00" },
+      { action: "UPDATE", slotId: slotId.toUpperCase(), newMaxParties: 4 },
+    ]);
+    expect(both.slotActions.created.map((s) => s.date)).toEqual([other]);
+    expect(both.slotActions.updated).toEqual([
+      expect.objectContaining({ id: slotId, maxParties: 4 }),
+    ]);
+  });
+
   it("answers the business-location record with the integration token decrypted, stored sealed", async () => {
     const token = `tok_${crypto.randomUUID()}`;
     const integrationId = crypto.randomUUID();

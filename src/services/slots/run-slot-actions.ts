@@ -29,15 +29,34 @@ export async function runSlotActions(
   command: SlotActionsCommand,
   options: { integrationsKey: string },
 ): Promise<BusinessLocation[]> {
-  if (onlyPlainCreates(command)) {
+  const normalised = withLowerCaseIds(command);
+  if (onlyPlainCreates(normalised)) {
     try {
-      const answer = await createSlotsInOneRequest(db.http, wineryId, command, options);
+      const answer = await createSlotsInOneRequest(db.http, wineryId, normalised, options);
       if (answer) return answer;
     } catch (error) {
       return rethrowSlotKeyViolation(error);
     }
   }
-  return runSlotActionsInTransaction(db, wineryId, command, options);
+  return runSlotActionsInTransaction(db, wineryId, normalised, options);
+}
+
+/**
+ * Uuids as Postgres writes them: the plan matches the rows it read with the request's ids in
+ * memory, where `ABC...` is not `abc...` (an upper-case experienceId was a 404).
+ */
+function withLowerCaseIds(command: SlotActionsCommand): SlotActionsCommand {
+  const lower = <T extends string | null | undefined>(id: T): T =>
+    (typeof id === "string" ? id.toLowerCase() : id) as T;
+  return {
+    ...command,
+    requests: command.requests.map((r) => ({
+      ...r,
+      experienceId: lower(r.experienceId),
+      slotId: lower(r.slotId),
+      parentSlotId: lower(r.parentSlotId),
+    })),
+  };
 }
 
 /**
