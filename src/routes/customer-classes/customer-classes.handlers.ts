@@ -1,6 +1,5 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
-import { assertOwnWinery } from "../../lib/tenancy";
 import {
   createCustomerClass,
   getCustomerClass,
@@ -17,7 +16,6 @@ export const createCustomerClassHandler: RouteHandler<
   AppEnv
 > = async (c) => {
   const input = c.req.valid("json");
-  assertOwnWinery(c, input.wineryId);
   return c.json(
     await createCustomerClass(c.get("db").http, c.get("principal").wineryId, input),
     201,
@@ -29,7 +27,6 @@ export const updateCustomerClassHandler: RouteHandler<
   AppEnv
 > = async (c) => {
   const input = c.req.valid("json");
-  assertOwnWinery(c, input.wineryId);
   const id = c.req.valid("param").id;
   return c.json(
     await updateCustomerClass(c.get("db").http, c.get("principal").wineryId, id, input),
