@@ -18,12 +18,19 @@ export const MAX_INSTANT_MS = Date.parse("9999-12-31T23:59:59.999Z");
 
 /**
  * ISO 8601 instant with an offset (`Z` or `+02:00`), as decisions.md requires for date-time, whose
- * instant in UTC lies in the years 0001..9999 (`9999-12-31T23:59:59-14:00` is year 10000 in UTC).
+ * instant in UTC lies in the years 0001..9999 (`9999-12-31T23:59:59-14:00` is year 10000 in UTC),
+ * to the nanosecond at most.
  */
 export const DateTime = z.iso
   // abort: a text that is no date-time gets that one error, not also the range's and a range
   // refinement's around it (dateTo before dateFrom).
   .datetime({ offset: true, abort: true })
+  // Nanoseconds at most, as Java's Instant reads them; V8's Date.parse also misreads ten digits or
+  // more (".0019999999" as 19 ms), which every reading of a DateTime would inherit.
+  .refine((value) => !/\.\d{10}/.test(value), {
+    message: "must have at most 9 digits of fractional seconds",
+    abort: true,
+  })
   .refine((value) => {
     const ms = Date.parse(value);
     return ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;

@@ -240,6 +240,22 @@ describe("date-times and dates outside the years 0001..9999", () => {
     }
   });
 
+  it("refuses fractions of a second finer than nanoseconds, which V8 would misread", async () => {
+    const response = await api("/v3/contacts/query", {
+      key: tenant.apiKey,
+      body: { dateFrom: "2000-01-01T00:00:00.0019999999Z", dateTo: "2000-01-02T00:00:00Z" },
+    });
+    const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+    expect(problem.errors).toEqual([
+      { path: "dateFrom", message: "must have at most 9 digits of fractional seconds" },
+    ]);
+    const nanos = await api("/v3/contacts/query", {
+      key: tenant.apiKey,
+      body: { dateFrom: "2000-01-01T00:00:00.001999999Z", dateTo: "2000-01-02T00:00:00Z" },
+    });
+    expect(nanos.status).toBe(200);
+  });
+
   it("E2 refuses expectedUpdatedAt in year 10000 UTC, and E17 a dateFrom in year 0", async () => {
     const order = await importedOrder(tenant);
     const e2 = await api(`/v4/orders/${order.id}`, {
