@@ -53,7 +53,9 @@ const limitBody = bodyLimit({
 function undecodableQuery(search: string): string[] {
   const names: string[] = [];
   for (const pair of search.split("&")) {
-    const [name = "", value = ""] = pair.split("=", 2);
+    const at = pair.indexOf("=");
+    const name = at < 0 ? pair : pair.slice(0, at);
+    const value = at < 0 ? "" : pair.slice(at + 1);
     try {
       decodeURIComponent(value.replaceAll("+", " "));
       decodeURIComponent(name.replaceAll("+", " "));
