@@ -11,7 +11,7 @@ import { database } from "./middleware/database";
 import { jsonBody } from "./middleware/json-body";
 import { normalizeErrors } from "./middleware/normalize-errors";
 import { rateLimitByKey } from "./middleware/rate-limit";
-import { requestId } from "./middleware/request-id";
+import { requestId, requestIdFor } from "./middleware/request-id";
 import { routeGuard } from "./middleware/route-guard";
 import { docsRoutes } from "./routes/system/docs.routes";
 import { healthRoutes } from "./routes/system/health.routes";
@@ -43,7 +43,8 @@ function fromHttpException(error: HTTPException): AppError {
  */
 function problemResponse(c: Context<AppEnv>, error: unknown): Response {
   const appError = error instanceof HTTPException ? fromHttpException(error) : error;
-  const requestIdValue = c.get("requestId") ?? crypto.randomUUID();
+  // Outside /api the middleware has not run: the caller's id still comes back, by the same rule.
+  const requestIdValue = c.get("requestId") ?? requestIdFor(c.req.header("X-Request-Id"));
   const problem = toProblem(appError, requestIdValue);
   if (problem.status >= 500) {
     console.error(

@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { createDatabase } from "./db/client";
 import type { Bindings } from "./env";
 import { toProblem } from "./lib/problem";
+import { requestIdFor } from "./middleware/request-id";
 import { purgeExpiredIdempotencyKeys } from "./services/idempotency/idempotency";
 
 const app = createApp();
@@ -12,7 +13,7 @@ export default {
       return await app.fetch(request, env, ctx);
     } catch (error) {
       // Last resort: the app's error handler itself failed. Still problem+json, never a stack.
-      const requestId = crypto.randomUUID();
+      const requestId = requestIdFor(request.headers.get("X-Request-Id") ?? undefined);
       const problem = toProblem(error, requestId);
       return new Response(JSON.stringify(problem.body), {
         status: problem.status,

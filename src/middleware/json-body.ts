@@ -70,16 +70,36 @@ function undecodableQuery(search: string): string[] {
   return names;
 }
 
-/** A uuid-shaped wineryId (anything else is left to the route's schema, which refuses it). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * decisions.md: a wineryId in the path, query or body that is not the key's winery is 403, on
  * every route, including those whose schema has no wineryId (it would otherwise be ignored as an
- * unknown field and the misdirected request answered as if it were the key's).
+ * unknown field and the misdirected request answered as if it were the key's), and whatever its
+ * text (a wineryId that names no winery is not the key's either). A value that is not a string is
+ * left to the route's schema (400 where it types the field).
  */
 function assertOwnWineryField(c: Context<AppEnv>, value: unknown): void {
-  if (typeof value === "string" && UUID.test(value)) assertOwnWinery(c, value);
+  if (typeof value === "string") assertOwnWinery(c, value);
+}
+
+/**
+ * Every `wineryId` member of a body, at any depth (an experience's integrations carry one each):
+ * walked only when the text can hold one, spelled out or behind a \u escape.
+ */
+function assertOwnWineryIds(c: Context<AppEnv>, text: string, root: unknown): void {
+  if (!text.includes("wineryId") && !text.includes("\\u")) return;
+  const stack = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== "object" || value === null) continue;
+    if (Array.isArray(value)) {
+      stack.push(...value);
+      continue;
+    }
+    for (const [key, member] of Object.entries(value)) {
+      if (key === "wineryId") assertOwnWineryField(c, member);
+      else stack.push(member);
+    }
+  }
 }
 
 /**
@@ -117,7 +137,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
  * Parses the body once, before any schema: a body that is not UTF-8 or not JSON is MALFORMED_JSON;
  * NUL characters, lone surrogates, nesting past 32 levels and arrays past 1,000 elements are a
  * VALIDATION_ERROR naming the field (decisions.md, "Hostile input" and "Limits"); a foreign
- * top-level `wineryId` is 403. The checked value is what the route validator then reads:
+ * `wineryId`, at any depth, is 403. The checked value is what the route validator then reads:
  * `c.req.json()` answers it instead of parsing the text again.
  */
 const parseJson = createMiddleware<AppEnv>(async (c, next) => {
@@ -141,9 +161,7 @@ const parseJson = createMiddleware<AppEnv>(async (c, next) => {
       throw new ValidationError(parsed.errors);
     }
     const value = parsed.value;
-    if (typeof value === "object" && value !== null && Object.hasOwn(value, "wineryId")) {
-      assertOwnWineryField(c, (value as { wineryId?: unknown }).wineryId);
-    }
+    assertOwnWineryIds(c, text, value);
     c.req.json = <T>() => Promise.resolve(value as T);
   }
   await next();

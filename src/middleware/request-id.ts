@@ -14,12 +14,13 @@ const PRINTABLE = /^[\x20-\x7e]+$/;
  * an empty or over-long value) is replaced by a generated one. Set before the route runs, so that
  * errors and streamed answers carry it too.
  */
+export function requestIdFor(sent: string | undefined): string {
+  const id = sent?.trim();
+  return id && id.length <= MAX_REQUEST_ID_LENGTH && PRINTABLE.test(id) ? id : crypto.randomUUID();
+}
+
 export const requestId = createMiddleware<AppEnv>(async (c, next) => {
-  const sent = c.req.header("X-Request-Id")?.trim();
-  const id =
-    sent && sent.length <= MAX_REQUEST_ID_LENGTH && PRINTABLE.test(sent)
-      ? sent
-      : crypto.randomUUID();
+  const id = requestIdFor(c.req.header("X-Request-Id"));
   c.set("requestId", id);
   c.header("X-Request-Id", id);
   await next();

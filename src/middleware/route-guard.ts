@@ -22,7 +22,7 @@ function patternOf(path: string): RegExp {
       segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
     )
     .join("/");
-  return new RegExp(`^${source}/?$`);
+  return new RegExp(`^${source}$`);
 }
 
 /** The endpoints (method-specific routes) by path, built once from the app's route table. */
@@ -54,8 +54,9 @@ function undecodableParameter(c: Context<AppEnv>, routePath: string): string | u
 }
 
 /**
- * Settles what the request addresses before anything reads it, so that the answer to a wrong
- * address never depends on its headers or body (a POST to an unknown path is 404, not 415):
+ * Settles what an authenticated request addresses before anything reads it, so that the answer to
+ * a wrong address never depends on its content type or body (a POST to an unknown path is 404, not
+ * 415; without a valid key every versioned path is 401 first):
  * - no endpoint has this path: 404 NOT_FOUND;
  * - endpoints have it, with other methods: 405 METHOD_NOT_ALLOWED, with `Allow`;
  * - a path parameter that is not percent-encoded UTF-8 (a lone surrogate's `%ED%A0%80`, `%FF`):

@@ -92,6 +92,17 @@ describe("cross-cutting behaviour", () => {
     await expectProblem(health, 405, "METHOD_NOT_ALLOWED");
   });
 
+  it("answers 404 for a path with a trailing slash, and echoes the caller's id outside /api", async () => {
+    const slash = await api("/v4/orders/1/", { key: tenant.apiKey });
+    await expectProblem(slash, 404, "NOT_FOUND");
+    const outside = await exports.default.fetch("http://api.test/nowhere", {
+      headers: { "X-Request-Id": "svc:1/a b" },
+    });
+    expect(outside.headers.get("X-Request-Id")).toBe("svc:1/a b");
+    const problem = await expectProblem(outside, 404, "NOT_FOUND");
+    expect(problem.requestId).toBe("svc:1/a b");
+  });
+
   it("answers 404 for an unknown versioned path whatever its content type or body", async () => {
     for (const method of ["POST", "PUT"]) {
       const bare = await api("/v2/nothing", { method, key: tenant.apiKey });

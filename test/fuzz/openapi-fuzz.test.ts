@@ -63,6 +63,21 @@ interface Answer {
   json: unknown;
 }
 
+/**
+ * Whether a body holds, at any depth, a wineryId string that is not `own` and that the body rules
+ * let through (no NUL, no lone surrogate): decisions.md makes that a 403, whatever the schema.
+ */
+function carriesForeignWineryId(body: unknown, own: string): boolean {
+  if (typeof body !== "object" || body === null) return false;
+  return Object.entries(body).some(([key, value]) =>
+    key === "wineryId" && typeof value === "string"
+      ? value.toLowerCase() !== own.toLowerCase() &&
+        !value.includes("\u0000") &&
+        value.isWellFormed()
+      : carriesForeignWineryId(value, own),
+  );
+}
+
 const clip = (text: string, max = 1500) =>
   text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 
@@ -234,6 +249,10 @@ describe("fuzzing every operation of the document", () => {
                 const bytes = new TextEncoder().encode(JSON.stringify(mutated)).length;
                 if (bytes > MAX_BODY_BYTES) {
                   if (answer.status !== 413) fail("a body past 1 MiB was not 413");
+                  return;
+                }
+                if (carriesForeignWineryId(mutated, tenant.wineryId)) {
+                  if (answer.status !== 403) fail("a wineryId not the key's was not 403");
                   return;
                 }
                 if (answer.status !== 400) fail(`expected 400 naming ${mutation.expectedPath}`);

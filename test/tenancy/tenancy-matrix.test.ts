@@ -142,10 +142,31 @@ describe("a foreign wineryId anywhere a request can carry one", () => {
       });
       expect(inQuery.status, await inQuery.clone().text()).toBe(403);
       expect(((await inQuery.json()) as { code: string }).code).toBe("FORBIDDEN");
+      // A wineryId that names no winery is not the key's either.
+      const unknown = await api(`${path}?wineryId=not-my-winery`, {
+        method,
+        key: b.apiKey,
+        ...(op.requestBody && { body: {} }),
+      });
+      expect(unknown.status, await unknown.clone().text()).toBe(403);
       if (!op.requestBody) return;
-      // Whether or not the operation's schema has a wineryId (E13, E17 and E18 have none).
-      const inBody = await api(path, { method, key: b.apiKey, body: { wineryId: a.wineryId } });
-      expect(inBody.status, await inBody.clone().text()).toBe(403);
+      // Whether or not the operation's schema has a wineryId (E13, E17 and E18 have none), at the
+      // top, nested (an experience's integrations carry one each) or behind a \u escape.
+      for (const body of [
+        { wineryId: a.wineryId },
+        { wineryId: "" },
+        { experienceIntegrations: [{ wineryId: a.wineryId }] },
+      ]) {
+        const inBody = await api(path, { method, key: b.apiKey, body });
+        expect(inBody.status, await inBody.clone().text()).toBe(403);
+      }
+      const escaped = await api(path, {
+        method,
+        key: b.apiKey,
+        rawBody: `{"winery\\u0049d":"${a.wineryId}"}`,
+        headers: { "Content-Type": "application/json" },
+      });
+      expect(escaped.status, await escaped.clone().text()).toBe(403);
     },
   );
 });
