@@ -55,6 +55,25 @@ describe("npm run db:migrate", () => {
   });
 });
 
+async function seed() {
+  const { code, stdout } = await runCommand("seed", [], {
+    DATABASE_URL: stack.postgres.connectionString,
+  });
+  expect(code).toBe(0);
+  const last = stdout.trim().split("\n").at(-1) ?? "";
+  return JSON.parse(last) as Record<string, unknown>;
+}
+
+const http = () =>
+  createDatabase(
+    {
+      DATABASE_URL: stack.postgres.connectionString,
+      NEON_HTTP_ENDPOINT: stack.neon.httpEndpoint,
+      NEON_WS_PROXY: stack.neon.wsProxy,
+    },
+    () => {},
+  ).http;
+
 describe("npm run seed, twice", () => {
   const counts = () =>
     query<{
@@ -72,25 +91,6 @@ describe("npm run seed, twice", () => {
               (select count(*)::int from receipts) as receipts,
               (select count(*)::int from api_keys) as keys`,
     ).then((rows) => rows[0]);
-
-  async function seed() {
-    const { code, stdout } = await runCommand("seed", [], {
-      DATABASE_URL: stack.postgres.connectionString,
-    });
-    expect(code).toBe(0);
-    const last = stdout.trim().split("\n").at(-1) ?? "";
-    return JSON.parse(last) as Record<string, unknown>;
-  }
-
-  const http = () =>
-    createDatabase(
-      {
-        DATABASE_URL: stack.postgres.connectionString,
-        NEON_HTTP_ENDPOINT: stack.neon.httpEndpoint,
-        NEON_WS_PROXY: stack.neon.wsProxy,
-      },
-      () => {},
-    ).http;
 
   it("adds no rows the second time, prints a working key each time and kills the earlier one", async () => {
     const first = await seed();
@@ -130,5 +130,35 @@ describe("npm run seed, twice", () => {
     await expect(authenticate(http(), first.apiKey as string, later)).rejects.toBeInstanceOf(
       UnauthenticatedError,
     );
+  });
+});
+
+// What an outside tester, who knows only the interface, can do with the printed ids.
+describe("the ids npm run seed prints", () => {
+  let ids: Record<string, unknown>;
+  beforeAll(async () => {
+    ids = await seed();
+  });
+
+  it("are RFC 9562 uuids, like every uuid the seed stores", async () => {
+    const RFC_9562 = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const uuids = ["wineryId", "commerceSessionId", "productId", "customerClassId"];
+    for (const key of [...uuids, "experienceId", "slotId", "reservationId"]) {
+      expect(ids[key], key).toMatch(RFC_9562);
+    }
+    const columns = await query<{ table_name: string; column_name: string }>(
+      `select table_name, column_name from information_schema.columns
+       where table_schema = 'public' and data_type = 'uuid'`,
+    );
+    const invalid: string[] = [];
+    for (const { table_name: table, column_name: column } of columns) {
+      const rows = await query<{ value: string }>(
+        `select "${column}"::text as value from "${table}"
+         where "${column}"::text !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+         limit 1`,
+      );
+      for (const { value } of rows) invalid.push(`${table}.${column} ${value}`);
+    }
+    expect(invalid).toEqual([]);
   });
 });
