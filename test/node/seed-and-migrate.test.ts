@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../../src/db/client";
 import { UnauthenticatedError } from "../../src/lib/errors";
 import { authenticate } from "../../src/services/auth/authenticate";
+import { listProducts } from "../../src/services/catalogue/list-products";
 import { type LocalStack, runCommand, startLocalStack } from "./helpers";
 
 let stack: LocalStack;
@@ -160,5 +161,65 @@ describe("the ids npm run seed prints", () => {
       for (const { value } of rows) invalid.push(`${table}.${column} ${value}`);
     }
     expect(invalid).toEqual([]);
+  });
+
+  it("link the demo orders to the demo contacts by email (E17's contactValue)", async () => {
+    const [linked] = await query<{ orders: number; unlinked: number }>(
+      `select count(*)::int as orders,
+              count(*) filter (where not exists (select 1 from contacts c
+                where c.winery_id = o.winery_id and c.email_key = o.buyer_email_key))::int as unlinked
+       from orders o where o.winery_id = $1`,
+      [ids.wineryId],
+    );
+    expect(linked?.orders).toBeGreaterThan(0);
+    expect(linked?.unlinked).toBe(0);
+  });
+
+  it("sell the catalogue's skus: orders, receipts, the session and BRUNELLO15's rule", async () => {
+    const unknown = await query<{ source: string; sku: string }>(
+      `with used(source, sku) as (
+         select 'order item', i.sku from order_items i join orders o on o.id = i.order_id
+           where o.winery_id = $1
+         union select 'receipt line', l.entity_id from receipt_lines l
+           join receipts r on r.id = l.receipt_id where r.winery_id = $1 and l.entity_type = 'PRODUCT'
+         union select 'session item', product_id from commerce_session_items
+           where winery_id = $1 and product_id is not null
+         union select 'coupon rule', entity_id from coupon_rules
+           where winery_id = $1 and entity_type = 'PRODUCT')
+       select source, sku from used
+       where sku not in (select sku from products where winery_id = $1 and sku is not null)`,
+      [ids.wineryId],
+    );
+    expect(unknown).toEqual([]);
+    const [brunello] = await query<{ sku: string; rule: string }>(
+      `select p.sku, r.entity_id as rule from products p, coupon_rules r
+       join coupons c on c.id = r.coupon_id
+       where p.id = $1 and c.winery_id = p.winery_id and c.code = 'BRUNELLO15'`,
+      [ids.productId],
+    );
+    expect(brunello?.rule).toBe(brunello?.sku);
+  });
+
+  it("let each filter of E10 change its answer", async () => {
+    const wineryId = ids.wineryId as string;
+    const list = async (filter: Record<string, unknown>) =>
+      JSON.parse(
+        await listProducts(http(), wineryId, {
+          includeInactive: false,
+          activeChannelsOnly: false,
+          ...filter,
+        }),
+      ) as { id: string; channels: unknown[] }[];
+    const plain = await list({});
+    expect(plain.map((p) => p.id)).toContain(ids.productId);
+    expect((await list({ includeInactive: true })).length).toBeGreaterThan(plain.length);
+    expect((await list({ statuses: ["PUBLISHED"] })).length).toBeLessThan(plain.length);
+    const activeOnly = await list({ activeChannelsOnly: true });
+    const channels = (products: { channels: unknown[] }[]) =>
+      products.reduce((n, p) => n + p.channels.length, 0);
+    expect(activeOnly.length).toBeLessThan(plain.length);
+    expect(channels(activeOnly)).toBeLessThan(
+      channels(plain.filter((p) => activeOnly.some((a) => a.id === p.id))),
+    );
   });
 });
