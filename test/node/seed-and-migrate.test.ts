@@ -222,4 +222,29 @@ describe("the ids npm run seed prints", () => {
       channels(plain.filter((p) => activeOnly.some((a) => a.id === p.id))),
     );
   });
+
+  it("give a refundable reservation on experienceId and a free slot of it", async () => {
+    const [reservation] = await query<{ experience_id: string; rest: number }>(
+      `select r.experience_id, (p.amount_cents - p.refunded_cents)::int as rest
+       from reservations r join reservation_payments p
+         on p.winery_id = r.winery_id and p.reservation_id = r.id and p.in_house
+       where r.winery_id = $1 and r.id = $2`,
+      [ids.wineryId, ids.reservationId],
+    );
+    expect(reservation?.experience_id).toBe(ids.experienceId);
+    expect(reservation?.rest).toBeGreaterThan(0);
+    const [slot] = await query<{ experience_id: string; occupied: number; reservations: number }>(
+      `select s.experience_id, s.reserved_count + s.external_occupants as occupied,
+         (select count(*)::int from reservations r where r.slot_id = s.id) as reservations
+       from slots s where s.winery_id = $1 and s.id = $2`,
+      [ids.wineryId, ids.slotId],
+    );
+    expect(slot).toEqual({ experience_id: ids.experienceId, occupied: 0, reservations: 0 });
+    // E9's conflict answers still have an occupied slot to refuse.
+    const [occupied] = await query<{ n: number }>(
+      "select count(*)::int as n from slots where winery_id = $1 and reserved_count > 0",
+      [ids.wineryId],
+    );
+    expect(occupied?.n).toBeGreaterThan(0);
+  });
 });
