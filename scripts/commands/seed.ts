@@ -4,10 +4,11 @@ import { parseCommandLine, runCommand, UsageError } from "./lib/cli";
 
 const USAGE = `usage: npm run seed [-- --tenant <uuid>]
 
-Seeds the demo winery (channel demo-webshop, contacts, orders with their receipts) and prints,
-as one JSON object on its last line, wineryId, apiChannelKey, apiKey and the ids of demo rows
-(orderId). Idempotent: a second run adds no rows. Each run issues a new API key and deletes the
-one the previous run (or npm run dev) issued.
+Seeds the demo winery (channel demo-webshop, contacts, orders with their receipts, coupons, a
+catalogue, experiences with slots, reservations) and prints, as one JSON object on its last line,
+wineryId, apiChannelKey, apiKey and the ids of demo rows (orderId, productId, reservationId,
+...). Idempotent: a second run adds no rows. Each run issues a new API key and deletes the one
+the previous run (or npm run dev) issued.
   --tenant <uuid>   an extra, empty winery with a channel and a key, to try tenancy by hand
 
 The database: DATABASE_URL when set, else the embedded PostgreSQL in DATA_DIR (.data), through

@@ -21,6 +21,8 @@ const IDS = {
   vermentino: id(24),
   bundle: id(25),
   giftCard: id(26),
+  grappa: id(27),
+  brunello2020: id(28),
   wineClub: id(30),
   trade: id(31),
 };
@@ -35,7 +37,8 @@ const file = (name: string, flags = "MAIN") => ({
 
 /**
  * A realistic catalogue for the demo winery: reds, a white, a wine with two formats as variants, a
- * tasting bundle and a gift card, priced differently on three channels, with grape and vintage
+ * tasting bundle, a gift card, an inactive grappa and a DRAFT vintage (one channel, inactive),
+ * priced differently on three channels (the white's trade channel inactive), with grape and vintage
  * attributes in Italian and English; and two customer classes (a yearly wine club, a trade class).
  */
 export async function seedCatalogue(
@@ -139,7 +142,8 @@ export async function seedCatalogue(
       IDS.brunello,
       {
         ...wine("Brunello di Montalcino DOCG", 2019, "Sangiovese"),
-        sku: "BRU-2019",
+        // The sku the demo orders, receipts, session and BRUNELLO15's coupon rule name.
+        sku: "BRUNELLO-2019",
         priceCents: 4500,
         displayOrder: 1,
         categories: [reds, gifts],
@@ -203,7 +207,10 @@ export async function seedCatalogue(
         priceCents: 1400,
         displayOrder: 5,
         categories: [whites],
-        channels: prices(1400, 1300, 950),
+        // Out of stock for the trade: E10's activeChannelsOnly leaves this channel out.
+        channels: prices(1400, 1300, 950).map((c) =>
+          c.wineryChannelId === IDS.b2b ? { ...c, active: false } : c,
+        ),
         files: [file("vermentino-2023")],
       },
     ],
@@ -242,6 +249,41 @@ export async function seedCatalogue(
         categories: [gifts],
         channels: prices(5000, 5000, 5000).slice(0, 2),
         files: [file("gift-card")],
+      },
+    ],
+    [
+      // Inactive (no longer made; the demo orders sold it): E10 lists it with includeInactive only.
+      IDS.grappa,
+      {
+        nameIt: "Grappa di Brunello 50cl",
+        nameEn: "Grappa di Brunello 50cl",
+        sku: "GRAPPA-50",
+        typeId: "SPIRIT",
+        status: "PUBLISHED",
+        active: false,
+        priceCents: 3200,
+        priceCurrency: "EUR",
+        defaultVatRate: 22,
+        displayOrder: 8,
+        categories: [gifts],
+        channels: prices(3200, 3000, 2500).slice(0, 2),
+        files: [file("grappa-50")],
+      },
+    ],
+    [
+      // Next year's vintage, not released: status DRAFT (E10's statuses) and only an inactive
+      // channel (E10's activeChannelsOnly leaves the product out).
+      IDS.brunello2020,
+      {
+        ...wine("Brunello di Montalcino DOCG", 2020, "Sangiovese"),
+        sku: "BRUNELLO-2020",
+        status: "DRAFT",
+        priceCents: 4800,
+        displayOrder: 9,
+        showWebsite: false,
+        categories: [reds],
+        channels: [{ wineryChannelId: webId, priceCents: 4800, active: false }],
+        files: [file("brunello-2020")],
       },
     ],
   ];

@@ -1,17 +1,25 @@
 /**
  * Demo data of the commerce area: coupons (percent, fixed, expired, not yet valid, exhausted,
  * restricted to one product), a few hundred fiscal receipts over the last six months, and an open
- * commerce session. Idempotent: every row has a fixed id derived from the winery (md5 -> uuid) or
- * a natural key, and is inserted with ON CONFLICT DO NOTHING, so a second run adds nothing.
+ * commerce session. Idempotent: every row has a fixed id derived from the winery (an RFC 9562
+ * version 3 uuid: md5 with its version and variant bits set) or a natural key, and is inserted
+ * with ON CONFLICT DO NOTHING, so a second run adds nothing.
  */
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type * as schema from "../../src/db/schema";
 
 const RECEIPTS = 300;
 
+/**
+ * The md5 of a text as an RFC 9562 uuid: version 3 (name-based, md5) in the version nibble and
+ * variant 10xx, so strict clients accept it (a bare md5::uuid has random version and variant bits).
+ */
+const md5Uuid = (text: SQL) =>
+  sql`overlay(overlay(md5(${text}) placing '3' from 13 for 1) placing '8' from 17 for 1)::uuid`;
+
 /** A stable uuid per (winery, label). */
-const demoId = (wineryId: string, label: string) => sql`md5(${wineryId} || ${label})::uuid`;
+const demoId = (wineryId: string, label: string) => md5Uuid(sql`${wineryId} || ${label}`);
 
 interface DemoCoupon {
   code: string;
@@ -73,7 +81,7 @@ async function seedCoupons(db: NodePgDatabase<typeof schema>, wineryId: string) 
     if (c.uses) {
       await db.execute(sql`
         insert into coupon_uses (id, winery_id, coupon_id, email, purchase_id)
-        select md5(${wineryId} || ${`use:${c.code}:`} || g)::uuid, ${wineryId}, ${coupon},
+        select ${md5Uuid(sql`${wineryId} || ${`use:${c.code}:`} || g`)}, ${wineryId}, ${coupon},
           'guest' || g || '@example.com', 'DEMO-' || g
         from generate_series(1, ${c.uses}) g
         on conflict do nothing`);
@@ -83,12 +91,13 @@ async function seedCoupons(db: NodePgDatabase<typeof schema>, wineryId: string) 
 
 /** Receipts with a line and a payment each, spread over the last 180 days, numbered after E1's. */
 async function seedReceipts(db: NodePgDatabase<typeof schema>, wineryId: string) {
+  const receiptId = md5Uuid(sql`${wineryId} || 'receipt:' || g`);
   const names = ["Marco Bianchi", "Anna Rossi", "Luca Verdi", "Giulia Neri", "Paolo Conti"];
   await db.execute(sql`
     insert into receipts (id, winery_id, customer_name, terminal_id, terminal_name, receipt_type,
       fiscal_operation, status, authority_communication_state, sale_document_state, ref_date,
       total_cents, total_no_vat_cents, vat_amount_cents, progressive_number, created_at, updated_at)
-    select md5(${wineryId} || 'receipt:' || g)::uuid, ${wineryId},
+    select ${receiptId}, ${wineryId},
       (array[${sql.join(
         names.map((n) => sql`${n}`),
         sql`, `,
@@ -109,20 +118,20 @@ async function seedReceipts(db: NodePgDatabase<typeof schema>, wineryId: string)
     on conflict (winery_id, name) do update set value = greatest(winery_counters.value, excluded.value)`);
   const seeded = sql`(select id, total_cents, total_no_vat_cents, vat_amount_cents, created_at
     from receipts where winery_id = ${wineryId}
-      and id in (select md5(${wineryId} || 'receipt:' || g)::uuid from generate_series(1, ${RECEIPTS}) g))`;
+      and id in (select ${receiptId} from generate_series(1, ${RECEIPTS}) g))`;
   await db.execute(sql`
     insert into receipt_lines (id, receipt_id, description, entity_id, entity_type, line_number,
       line_type, net_total_cents, quantity, unit_price_cents, vat_amount_cents, vat_percent,
       created_at, updated_at)
-    select md5(r.id::text || 'line')::uuid, r.id, 'Brunello di Montalcino 2019', 'BRUNELLO-2019',
-      'PRODUCT', 1, 'SALE', r.total_no_vat_cents, 1, r.total_cents, r.vat_amount_cents, 22,
+    select ${md5Uuid(sql`r.id::text || 'line'`)}, r.id, 'Brunello di Montalcino 2019',
+      'BRUNELLO-2019', 'PRODUCT', 1, 'SALE', r.total_no_vat_cents, 1, r.total_cents, r.vat_amount_cents, 22,
       r.created_at, r.created_at
     from ${seeded} r
     on conflict do nothing`);
   await db.execute(sql`
     insert into receipt_payments (id, receipt_id, currency, gross_total_cents, method,
       payment_number, status, created_at, updated_at)
-    select md5(r.id::text || 'payment')::uuid, r.id, 'EUR', r.total_cents, 'card', 1, 'PAID',
+    select ${md5Uuid(sql`r.id::text || 'payment'`)}, r.id, 'EUR', r.total_cents, 'card', 1, 'PAID',
       r.created_at, r.created_at
     from ${seeded} r
     on conflict do nothing`);

@@ -5,7 +5,7 @@
  * Idempotent: fixed ids and ON CONFLICT DO NOTHING. Slots cover the eight weeks from the day the
  * seed first runs (a run on a later day adds the weeks not yet covered, never a duplicate).
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import * as schema from "../../src/db/schema";
 import { addDays, eachDay, todayUtc, weekDayOf } from "../../src/lib/calendar";
@@ -18,7 +18,8 @@ import { sealSecret } from "../../src/lib/secret-box";
  */
 export const DEV_INTEGRATIONS_KEY = "ZGV2LW9ubHktaW50ZWdyYXRpb25zLWtleS0zMmJ5dGU=";
 
-const TASTING = "7d3c2b1a-0f4e-4d5c-8b6a-1e2f3a4b5c6d";
+/** The experience the seed prints (`experienceId`): its reservation and free slot are printed too. */
+export const TASTING = "7d3c2b1a-0f4e-4d5c-8b6a-1e2f3a4b5c6d";
 const TOUR = "8e4d3c2b-1a5f-4e6d-9c7b-2f3a4b5c6d7e";
 const DINNER = "9f5e4d3c-2b6a-4f7e-8d8c-3a4b5c6d7e8f";
 const REGION = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
@@ -101,19 +102,8 @@ export async function seedExperiences(
     );
     if (rows.length > 0) await db.insert(schema.slots).values(rows).onConflictDoNothing();
   }
-  const [slot] = await db
-    .select({ id: schema.slots.id })
-    .from(schema.slots)
-    .where(
-      and(
-        eq(schema.slots.wineryId, wineryId),
-        eq(schema.slots.experienceId, TASTING),
-        sql`${schema.slots.date} > ${today}`,
-      ),
-    )
-    .orderBy(asc(schema.slots.date), asc(schema.slots.time))
-    .limit(1);
-  return { experienceId: TASTING, slotId: slot?.id ?? "" };
+  // The printed slotId is chosen once the demo reservations are placed (reservations.ts).
+  return { experienceId: TASTING };
 }
 
 async function seedBusinessLocation(db: NodePgDatabase<typeof schema>, wineryId: string) {

@@ -1,16 +1,19 @@
 /**
  * Demo reservations on the demo experiences' first slots, imported the way E11 imports them
  * (contacts upserted, seats taken, in-house payments recorded): some paid in-house, one partly
- * refunded (the `reservationId` the seed prints, with a refundable rest for E14). Idempotent: fixed
- * ids per winery, and a reservation that exists already is left alone (so a later run, whose
- * slots are other days, neither moves nor duplicates it).
+ * refunded (the `reservationId` the seed prints: on the printed `experienceId`, with a refundable
+ * rest for E14). The printed `slotId` is a slot of that experience that holds no reservation, for
+ * E9's UPDATE and DELETE; the other reservations' slots are the occupied ones of E9's conflicts.
+ * Idempotent: fixed ids per winery, and a reservation that exists already is left alone (so a
+ * later run, whose slots are other days, neither moves nor duplicates it).
  */
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt, ne, notExists, sql } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import * as schema from "../../src/db/schema";
 import { todayUtc } from "../../src/lib/calendar";
 import { writeReservation } from "../../src/services/reservations/import-reservation";
 import { writeRefund } from "../../src/services/reservations/refund-reservation";
+import { TASTING } from "./experiences";
 
 const GUESTS = [
   {
@@ -47,12 +50,22 @@ export async function seedReservations(
   db: NodePgDatabase<typeof schema>,
   wineryId: string,
 ): Promise<Record<string, string>> {
-  const slots = await db
+  const future = and(eq(schema.slots.wineryId, wineryId), gt(schema.slots.date, todayUtc()));
+  const byTime = [asc(schema.slots.date), asc(schema.slots.time), asc(schema.slots.id)];
+  // The refunded reservation on the printed experience's first slot, the others on the first slots.
+  const [first] = await db
     .select()
     .from(schema.slots)
-    .where(and(eq(schema.slots.wineryId, wineryId), gt(schema.slots.date, todayUtc())))
-    .orderBy(asc(schema.slots.date), asc(schema.slots.time), asc(schema.slots.id))
-    .limit(GUESTS.length);
+    .where(and(future, eq(schema.slots.experienceId, TASTING)))
+    .orderBy(...byTime)
+    .limit(1);
+  const others = await db
+    .select()
+    .from(schema.slots)
+    .where(first ? and(future, ne(schema.slots.id, first.id)) : future)
+    .orderBy(...byTime)
+    .limit(GUESTS.length - 1);
+  const slots = first ? [first, ...others] : others;
   const ids = GUESTS.map(
     (_, i) => `5d6e7f80-1a2b-4c3d-8e4f-${wineryId.slice(-10)}${String(i).padStart(2, "0")}`,
   );
@@ -97,5 +110,24 @@ export async function seedReservations(
       if (i === 0) await writeRefund(tx, wineryId, id, PARTIAL_REFUND_CENTS);
     });
   }
-  return { reservationId: ids[0] ?? "" };
+  const [free] = await db
+    .select({ id: schema.slots.id })
+    .from(schema.slots)
+    .where(
+      and(
+        future,
+        eq(schema.slots.experienceId, TASTING),
+        eq(schema.slots.reservedCount, 0),
+        eq(schema.slots.externalOccupants, 0),
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(schema.reservations)
+            .where(eq(schema.reservations.slotId, schema.slots.id)),
+        ),
+      ),
+    )
+    .orderBy(...byTime)
+    .limit(1);
+  return { reservationId: ids[0] ?? "", slotId: free?.id ?? "" };
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../../src/db/client";
 import { UnauthenticatedError } from "../../src/lib/errors";
 import { authenticate } from "../../src/services/auth/authenticate";
+import { listProducts } from "../../src/services/catalogue/list-products";
 import { type LocalStack, runCommand, startLocalStack } from "./helpers";
 
 let stack: LocalStack;
@@ -55,6 +56,25 @@ describe("npm run db:migrate", () => {
   });
 });
 
+async function seed() {
+  const { code, stdout } = await runCommand("seed", [], {
+    DATABASE_URL: stack.postgres.connectionString,
+  });
+  expect(code).toBe(0);
+  const last = stdout.trim().split("\n").at(-1) ?? "";
+  return JSON.parse(last) as Record<string, unknown>;
+}
+
+const http = () =>
+  createDatabase(
+    {
+      DATABASE_URL: stack.postgres.connectionString,
+      NEON_HTTP_ENDPOINT: stack.neon.httpEndpoint,
+      NEON_WS_PROXY: stack.neon.wsProxy,
+    },
+    () => {},
+  ).http;
+
 describe("npm run seed, twice", () => {
   const counts = () =>
     query<{
@@ -72,25 +92,6 @@ describe("npm run seed, twice", () => {
               (select count(*)::int from receipts) as receipts,
               (select count(*)::int from api_keys) as keys`,
     ).then((rows) => rows[0]);
-
-  async function seed() {
-    const { code, stdout } = await runCommand("seed", [], {
-      DATABASE_URL: stack.postgres.connectionString,
-    });
-    expect(code).toBe(0);
-    const last = stdout.trim().split("\n").at(-1) ?? "";
-    return JSON.parse(last) as Record<string, unknown>;
-  }
-
-  const http = () =>
-    createDatabase(
-      {
-        DATABASE_URL: stack.postgres.connectionString,
-        NEON_HTTP_ENDPOINT: stack.neon.httpEndpoint,
-        NEON_WS_PROXY: stack.neon.wsProxy,
-      },
-      () => {},
-    ).http;
 
   it("adds no rows the second time, prints a working key each time and kills the earlier one", async () => {
     const first = await seed();
@@ -130,5 +131,120 @@ describe("npm run seed, twice", () => {
     await expect(authenticate(http(), first.apiKey as string, later)).rejects.toBeInstanceOf(
       UnauthenticatedError,
     );
+  });
+});
+
+// What an outside tester, who knows only the interface, can do with the printed ids.
+describe("the ids npm run seed prints", () => {
+  let ids: Record<string, unknown>;
+  beforeAll(async () => {
+    ids = await seed();
+  });
+
+  it("are RFC 9562 uuids, like every uuid the seed stores", async () => {
+    const RFC_9562 = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const uuids = ["wineryId", "commerceSessionId", "productId", "customerClassId"];
+    for (const key of [...uuids, "experienceId", "slotId", "reservationId"]) {
+      expect(ids[key], key).toMatch(RFC_9562);
+    }
+    const columns = await query<{ table_name: string; column_name: string }>(
+      `select table_name, column_name from information_schema.columns
+       where table_schema = 'public' and data_type = 'uuid'`,
+    );
+    const invalid: string[] = [];
+    for (const { table_name: table, column_name: column } of columns) {
+      const rows = await query<{ value: string }>(
+        `select "${column}"::text as value from "${table}"
+         where "${column}"::text !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+         limit 1`,
+      );
+      for (const { value } of rows) invalid.push(`${table}.${column} ${value}`);
+    }
+    expect(invalid).toEqual([]);
+  });
+
+  it("link the demo orders to the demo contacts by email (E17's contactValue)", async () => {
+    const [linked] = await query<{ orders: number; unlinked: number }>(
+      `select count(*)::int as orders,
+              count(*) filter (where not exists (select 1 from contacts c
+                where c.winery_id = o.winery_id and c.email_key = o.buyer_email_key))::int as unlinked
+       from orders o where o.winery_id = $1`,
+      [ids.wineryId],
+    );
+    expect(linked?.orders).toBeGreaterThan(0);
+    expect(linked?.unlinked).toBe(0);
+  });
+
+  it("sell the catalogue's skus: orders, receipts, the session and BRUNELLO15's rule", async () => {
+    const unknown = await query<{ source: string; sku: string }>(
+      `with used(source, sku) as (
+         select 'order item', i.sku from order_items i join orders o on o.id = i.order_id
+           where o.winery_id = $1
+         union select 'receipt line', l.entity_id from receipt_lines l
+           join receipts r on r.id = l.receipt_id where r.winery_id = $1 and l.entity_type = 'PRODUCT'
+         union select 'session item', product_id from commerce_session_items
+           where winery_id = $1 and product_id is not null
+         union select 'coupon rule', entity_id from coupon_rules
+           where winery_id = $1 and entity_type = 'PRODUCT')
+       select source, sku from used
+       where sku not in (select sku from products where winery_id = $1 and sku is not null)`,
+      [ids.wineryId],
+    );
+    expect(unknown).toEqual([]);
+    const [brunello] = await query<{ sku: string; rule: string }>(
+      `select p.sku, r.entity_id as rule from products p, coupon_rules r
+       join coupons c on c.id = r.coupon_id
+       where p.id = $1 and c.winery_id = p.winery_id and c.code = 'BRUNELLO15'`,
+      [ids.productId],
+    );
+    expect(brunello?.rule).toBe(brunello?.sku);
+  });
+
+  it("let each filter of E10 change its answer", async () => {
+    const wineryId = ids.wineryId as string;
+    const list = async (filter: Record<string, unknown>) =>
+      JSON.parse(
+        await listProducts(http(), wineryId, {
+          includeInactive: false,
+          activeChannelsOnly: false,
+          ...filter,
+        }),
+      ) as { id: string; channels: unknown[] }[];
+    const plain = await list({});
+    expect(plain.map((p) => p.id)).toContain(ids.productId);
+    expect((await list({ includeInactive: true })).length).toBeGreaterThan(plain.length);
+    expect((await list({ statuses: ["PUBLISHED"] })).length).toBeLessThan(plain.length);
+    const activeOnly = await list({ activeChannelsOnly: true });
+    const channels = (products: { channels: unknown[] }[]) =>
+      products.reduce((n, p) => n + p.channels.length, 0);
+    expect(activeOnly.length).toBeLessThan(plain.length);
+    expect(channels(activeOnly)).toBeLessThan(
+      channels(plain.filter((p) => activeOnly.some((a) => a.id === p.id))),
+    );
+  });
+
+  it("give a refundable reservation on experienceId and a free slot of it", async () => {
+    const [reservation] = await query<{ experience_id: string; rest: number }>(
+      `select r.experience_id, (p.amount_cents - p.refunded_cents)::int as rest
+       from reservations r join reservation_payments p
+         on p.winery_id = r.winery_id and p.reservation_id = r.id and p.in_house
+       where r.winery_id = $1 and r.id = $2`,
+      [ids.wineryId, ids.reservationId],
+    );
+    expect(reservation?.experience_id).toBe(ids.experienceId);
+    expect(reservation?.rest).toBeGreaterThan(0);
+    const [slot] = await query<{ experience_id: string; occupied: number; reservations: number }>(
+      `select s.experience_id, s.reserved_count + s.external_occupants as occupied,
+         (select count(*)::int from reservations r where r.slot_id = s.id) as reservations
+       from slots s where s.winery_id = $1 and s.id = $2`,
+      [ids.wineryId, ids.slotId],
+    );
+    expect(slot).toEqual({ experience_id: ids.experienceId, occupied: 0, reservations: 0 });
+    // E9's conflict answers still have an occupied slot to refuse.
+    const [occupied] = await query<{ n: number }>(
+      "select count(*)::int as n from slots where winery_id = $1 and reserved_count > 0",
+      [ids.wineryId],
+    );
+    expect(occupied?.n).toBeGreaterThan(0);
   });
 });
