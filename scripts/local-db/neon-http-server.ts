@@ -2,6 +2,7 @@
 // node-postgres, so the driver behaves locally as it does against Neon. Protocol facts:
 // /work/shared/notes/neon-local.md and the driver's execute()/processQueryResult in index.mjs.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { type Faults, onProbe, onQueries, refusesConnections, setFaults } from "./faults";
@@ -176,7 +177,18 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     };
   }
 
-  async function withClient<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` on a pooled connection while the caller is still there. When the caller goes away
+   * first (the Worker gave up on a database that does not answer, and told its client 503), what
+   * it sent must not run later: the connection is reset (RST, so Postgres drops the statements
+   * still unread in its socket, which a stopped server would otherwise run once resumed, BEGIN to
+   * COMMIT), and a batch sends nothing more.
+   */
+  async function withClient<T>(
+    pool: pg.Pool,
+    signal: AbortSignal,
+    fn: (c: pg.PoolClient) => Promise<T>,
+  ): Promise<T> {
     const client = await pool.connect();
     // pg-pool removes its error listener while a client is checked out; if the server goes away
     // mid-query the client would emit an unhandled 'error' and crash the process. The query
@@ -184,7 +196,14 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     const onError = (err: Error) => log(`neon-http: connection lost: ${err.message}`);
     client.on("error", onError);
     let broken: Error | undefined;
+    const abandon = () => {
+      broken = new Error("the caller went away");
+      const { stream } = (client as unknown as { connection: { stream: Socket } }).connection;
+      stream.resetAndDestroy();
+    };
+    signal.addEventListener("abort", abandon, { once: true });
     try {
+      if (signal.aborted) throw new Error("the caller went away");
       return await fn(client);
     } catch (err) {
       // A client whose connection failed (no SQLSTATE, or a FATAL such as 57P01 admin_shutdown)
@@ -196,6 +215,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
         broken = err as Error;
       throw err;
     } finally {
+      signal.removeEventListener("abort", abandon);
       client.off("error", onError);
       client.release(broken ?? false);
     }
@@ -206,6 +226,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     queries: QueryInput[],
     headers: IncomingMessage["headers"],
     prepare: boolean,
+    signal: AbortSignal,
   ) {
     const level = headers["neon-batch-isolation-level"];
     let begin = "BEGIN";
@@ -216,18 +237,45 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     }
     if (headers["neon-batch-read-only"] === "true") begin += " READ ONLY";
     if (headers["neon-batch-deferrable"] === "true") begin += " DEFERRABLE";
+    return inTransaction(client, begin, signal, async () => {
+      const results = [];
+      for (const q of queries) {
+        signal.throwIfAborted();
+        results.push(await run(client, q, prepare));
+      }
+      return { results };
+    });
+  }
+
+  /**
+   * `work` between `begin` and a COMMIT sent only while the caller is still there (withClient
+   * resets the connection when it leaves, and Postgres then rolls the transaction back).
+   */
+  async function inTransaction<T>(
+    client: pg.PoolClient,
+    begin: string,
+    signal: AbortSignal,
+    work: () => Promise<T>,
+  ): Promise<T> {
     await client.query(begin);
     try {
-      const results = [];
-      for (const q of queries) results.push(await run(client, q, prepare));
+      const result = await work();
+      signal.throwIfAborted();
       await client.query("COMMIT");
-      return { results };
+      return result;
     } catch (err) {
       // If the ROLLBACK itself fails the connection is unusable; withClient then discards it.
       await client.query("ROLLBACK").catch(() => {});
       throw err;
     }
   }
+
+  /**
+   * A statement that may write: every text but a plain read. In autocommit, a write a stopped
+   * server holds unread in its socket would run when it resumes, after the caller was told 503;
+   * inside a transaction it waits for a COMMIT that only a caller still there gets.
+   */
+  const mayWrite = (text: string) => !/^\s*(select|show|values)\b/i.test(text);
 
   const isKeyLookup = (text: string) => /^\s*select\b[\s\S]*\bfrom "api_keys"/i.test(text);
   /** The Worker's liveness probe: LIVENESS_PROBE_SQL in src/db/client.ts. */
@@ -238,6 +286,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
 
   async function handleSql(
     req: IncomingMessage,
+    signal: AbortSignal,
   ): Promise<[number, unknown] | typeof CUT | typeof STALL> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -270,7 +319,9 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       const inputs = queries.map(toQueryInput);
       return [
         200,
-        await onFreshIfStale(pool, (c, prepare) => batch(c, inputs, req.headers, prepare)),
+        await onFreshIfStale(pool, signal, (c, prepare) =>
+          batch(c, inputs, req.headers, prepare, signal),
+        ),
       ];
     }
     const input = toQueryInput(body);
@@ -278,7 +329,14 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       stats.httpRequests--; // counted on arrival; see Stats.keyLookups
       stats.keyLookups++;
     }
-    return [200, await onFreshIfStale(pool, (c, prepare) => run(c, input, prepare))];
+    return [
+      200,
+      await onFreshIfStale(pool, signal, (c, prepare) =>
+        mayWrite(input.query)
+          ? inTransaction(c, "BEGIN", signal, () => run(c, input, prepare))
+          : run(c, input, prepare),
+      ),
+    ];
   }
 
   /**
@@ -288,14 +346,15 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
    */
   async function onFreshIfStale<T>(
     pool: pg.Pool,
+    signal: AbortSignal,
     fn: (c: pg.PoolClient, prepare: boolean) => Promise<T>,
   ): Promise<T> {
     try {
-      return await withClient(pool, (c) => fn(c, true));
+      return await withClient(pool, signal, (c) => fn(c, true));
     } catch (err) {
       if (!isStalePreparedStatement(err)) throw err;
       log("neon-http: a prepared statement went stale (schema change); retried unprepared");
-      return withClient(pool, (c) => fn(c, false));
+      return withClient(pool, signal, (c) => fn(c, false));
     }
   }
 
@@ -339,8 +398,13 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
         req.socket.destroy(); // like a database that cannot be reached: no answer at all
         return;
       }
+      // The caller gone before its answer (the connection closed first): see withClient.
+      const gone = new AbortController();
+      res.once("close", () => {
+        if (!res.writableFinished) gone.abort();
+      });
       try {
-        const answer = await handleSql(req);
+        const answer = await handleSql(req, gone.signal);
         if (answer === CUT) {
           req.socket.destroy();
           return;

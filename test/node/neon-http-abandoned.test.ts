@@ -1,0 +1,85 @@
+// A request the caller abandoned never runs later. The Worker gives up on a database that does not
+// answer and tells its client 503 with nothing written; a stopped PostgreSQL (SIGSTOP) keeps what
+// was sent in its socket and, once resumed, would run it: a batch from BEGIN to COMMIT, a single
+// statement on its own. The SQL-over-HTTP endpoint resets the connection of a request whose caller
+// went away (scripts/local-db/neon-http-server.ts, withClient).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type NeonLocal, startNeonLocal } from "../../scripts/local-db";
+import {
+  type EmbeddedPostgres,
+  startEmbeddedPostgres,
+} from "../../scripts/local-db/embedded-postgres";
+
+let postgres: EmbeddedPostgres;
+let neon: NeonLocal;
+beforeAll(async () => {
+  postgres = await startEmbeddedPostgres({});
+  neon = await startNeonLocal({});
+  await query("create table marks (tag text primary key)");
+}, 120_000);
+afterAll(async () => {
+  await neon?.close();
+  await postgres?.close();
+});
+
+function post(body: unknown, signal?: AbortSignal) {
+  return fetch(neon.httpEndpoint, {
+    method: "POST",
+    headers: { "Neon-Connection-String": postgres.connectionString },
+    body: JSON.stringify(body),
+    signal,
+  });
+}
+async function query(text: string) {
+  const response = await post({ query: text, params: [] });
+  if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
+  return (await response.json()) as { rows: unknown[][] };
+}
+
+/** The postmaster and its children, stopped (SIGSTOP) or resumed (SIGCONT). */
+function signalAll(signal: "SIGSTOP" | "SIGCONT") {
+  const pid = Number(readFileSync(join(postgres.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
+  // Children first on stop, the postmaster first on resume, as the README's recipe does.
+  const order = signal === "SIGSTOP" ? [...children, pid] : [pid, ...children];
+  for (const p of order) process.kill(p, signal);
+}
+
+describe("a request whose caller went away while PostgreSQL was stopped", () => {
+  it.each([
+    [
+      "a batch (one transaction)",
+      (tag: string) => ({
+        queries: [
+          { query: "select 1", params: [] },
+          { query: `insert into marks values ('${tag}')`, params: [] },
+        ],
+      }),
+    ],
+    [
+      "a single statement",
+      (tag: string) => ({ query: `insert into marks values ('${tag}')`, params: [] }),
+    ],
+  ])("%s is not run once PostgreSQL resumes", async (_, body) => {
+    // A pooled connection exists, so the request reaches the stopped server's socket.
+    await query("select 1");
+    const tag = crypto.randomUUID();
+    signalAll("SIGSTOP");
+    try {
+      await expect(post(body(tag), AbortSignal.timeout(500))).rejects.toThrow(/abort|timeout/i);
+    } finally {
+      signalAll("SIGCONT");
+    }
+    // Whatever would run has run by the time the next request is answered, and a while after.
+    await sleep(300);
+    const { rows } = await query(`select count(*)::int from marks where tag = '${tag}'`);
+    expect(rows).toEqual([["0"]]);
+  });
+});
