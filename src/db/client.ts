@@ -165,7 +165,9 @@ let lastAnswerAt = 0;
 /** The signals of liveness probes: their fetches are not watched themselves. */
 const probeSignals = new WeakSet<AbortSignal>();
 /** One probe at a time per isolate; every waiting query shares its verdict. */
-let probeInFlight: { connectionString: string; alive: Promise<boolean> } | undefined;
+let probeInFlight:
+  | { connectionString: string; startedAt: number; alive: Promise<boolean> }
+  | undefined;
 let probeSql: { connectionString: string; sql: ReturnType<typeof neon> } | undefined;
 
 /**
@@ -175,7 +177,12 @@ let probeSql: { connectionString: string; sql: ReturnType<typeof neon> } | undef
  * database works just as well).
  */
 function probeDatabase(connectionString: string): Promise<boolean> {
-  if (probeInFlight?.connectionString === connectionString) return probeInFlight.alive;
+  const shared = probeInFlight;
+  if (
+    shared?.connectionString === connectionString &&
+    Date.now() - shared.startedAt < LIVENESS_PROBE_TIMEOUT_MS
+  )
+    return verdictBy(shared.alive, shared.startedAt);
   if (probeSql?.connectionString !== connectionString)
     probeSql = { connectionString, sql: neon(connectionString) };
   const startedAt = Date.now();
@@ -190,8 +197,26 @@ function probeDatabase(connectionString: string): Promise<boolean> {
     .finally(() => {
       if (probeInFlight?.alive === alive) probeInFlight = undefined;
     });
-  probeInFlight = { connectionString, alive };
-  return alive;
+  probeInFlight = { connectionString, startedAt, alive };
+  return verdictBy(alive, startedAt);
+}
+
+/**
+ * A probe's verdict by its deadline, timed in the caller's own request. A probe's fetch belongs to
+ * the request that sent it; when that request ends first (its own query answered, or it answered
+ * 503), the fetch is cancelled with it and the shared promise may never settle for the others. So
+ * no query waits on a probe past its deadline (the database then counts as answering only if
+ * something else was answered meanwhile), and a probe older than its deadline is not shared: a
+ * new one is sent. Without this, after a spell of load a paused database was noticed only at
+ * QUERY_TIMEOUT_MS (30 s) instead of 1.5 s, until a restart.
+ */
+function verdictBy(alive: Promise<boolean>, startedAt: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<boolean>((resolve) => {
+    const left = Math.max(0, startedAt + LIVENESS_PROBE_TIMEOUT_MS - Date.now());
+    timer = setTimeout(() => resolve(lastAnswerAt > startedAt), left + 50);
+  });
+  return Promise.race([alive, deadline]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -153,6 +153,31 @@ describe("a stalled database", () => {
     allowing(QUERY_TIMEOUT_MS),
   );
 
+  it(
+    "notices a stalled database in time right after a request that started a probe has ended (the probe's fetch ended with it)",
+    async () => {
+      const tenant = await createTenant();
+      const order = await importedOrder(tenant);
+      await verifyKeyBeforeFault(tenant.apiKey);
+      const read = () => api(`/v4/orders/${order.id}`, { key: tenant.apiKey });
+      // A's query waits past LIVENESS_CHECK_AFTER_MS, so A sends a probe; A is answered and ends
+      // while its probe is still on the way.
+      await setFault({ mode: "latency", latencyMs: LIVENESS_CHECK_AFTER_MS + 300 });
+      expect((await read()).status).toBe(200);
+      // B's query then meets a database that answers nothing, while A's probe is recent.
+      await setFault({ mode: "stall", afterQueries: 0 });
+      const sentAt = Date.now();
+      const b = await read();
+      const elapsed = Date.now() - sentAt;
+      await clearFault();
+      await expectUnavailable(b);
+      expect(elapsed, "answered by the liveness check, not the query deadline").toBeLessThan(
+        LONG_BEFORE_THE_DEADLINE_MS,
+      );
+    },
+    allowing(QUERY_TIMEOUT_MS),
+  );
+
   it("a write waiting on a row lock for several liveness checks is answered once the lock is released, not 503: the database answers the checks", async () => {
     const tenant = await createTenant();
     const id = crypto.randomUUID();
