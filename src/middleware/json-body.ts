@@ -109,9 +109,11 @@ function assertOwnWineryIds(c: Context<AppEnv>, text: string, root: unknown): vo
  * their route schemas, which know their names: see SafeString.)
  */
 const checkQuery = createMiddleware<AppEnv>(async (c, next) => {
-  const search = new URL(c.req.url).search.slice(1);
+  // The raw query string (a request URL carries no fragment); undecodable only with a "%".
+  const at = c.req.url.indexOf("?");
+  const search = at < 0 ? "" : c.req.url.slice(at + 1);
   if (search !== "") {
-    const undecodable = undecodableQuery(search);
+    const undecodable = search.includes("%") ? undecodableQuery(search) : [];
     if (undecodable.length > 0) {
       throw new ValidationError(
         undecodable.map((name) => ({

@@ -2,7 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 
 /** The longest caller id kept; a longer one is replaced, as a missing one is. */
-export const MAX_REQUEST_ID_LENGTH = 200;
+const MAX_REQUEST_ID_LENGTH = 200;
 
 /** Printable ASCII, spaces included: safe in a header, a JSON body and a log line. */
 const PRINTABLE = /^[\x20-\x7e]+$/;

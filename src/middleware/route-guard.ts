@@ -40,6 +40,8 @@ function endpointsOf(routes: readonly RouteEntry[]): Endpoint[] {
 
 /** A path parameter's raw segment that is not percent-encoded UTF-8, by the parameter's name. */
 function undecodableParameter(c: Context<AppEnv>, routePath: string): string | undefined {
+  // Only a percent sign can make a segment undecodable: most requests end here, unparsed.
+  if (!c.req.url.includes("%")) return undefined;
   const template = routePath.split("/");
   const raw = new URL(c.req.url).pathname.split("/");
   for (const [i, segment] of template.entries()) {
