@@ -113,8 +113,8 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
   const log = opts.log ?? (() => {});
   const pools = new Map<string, pg.Pool>();
 
-  /** One pool per database; application_name is dropped so every driver version shares it. */
-  function poolFor(connectionString: string): pg.Pool {
+  /** The database's connection string without application_name (every driver version's). */
+  function databaseOf(connectionString: string): string {
     let url: URL;
     try {
       url = new URL(connectionString);
@@ -122,7 +122,12 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       throw new BadRequest("Neon-Connection-String is not a valid URL");
     }
     url.searchParams.delete("application_name");
-    const key = url.toString();
+    return url.toString();
+  }
+
+  /** One pool per database; application_name is dropped so every driver version shares it. */
+  function poolFor(connectionString: string): pg.Pool {
+    const key = databaseOf(connectionString);
     let pool = pools.get(key);
     if (!pool) {
       pool = new pg.Pool({
@@ -218,6 +223,35 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       signal.removeEventListener("abort", abandon);
       client.off("error", onError);
       client.release(broken ?? false);
+    }
+  }
+
+  /**
+   * The Worker's liveness probe, answered on a connection of its own, opened for it and closed
+   * after: it asks whether the server answers at all, so it must not queue for a pooled
+   * connection behind queries that wait on row locks (with all of them taken, a working database
+   * would look silent and the Worker would answer 503). Neon's endpoint has no such queue either.
+   * A server that does not answer keeps the connection's start-up waiting until the Worker gives
+   * up: then the connection is destroyed.
+   */
+  async function answerProbe(connectionString: string, input: QueryInput, signal: AbortSignal) {
+    const client = new pg.Client({
+      connectionString: databaseOf(connectionString),
+      application_name: "neon-local-probe",
+    });
+    client.on("error", (err) => log(`neon-http: liveness connection lost: ${err.message}`));
+    const abandon = () => {
+      (client as unknown as { connection: { stream: Socket } }).connection.stream.destroy();
+    };
+    signal.addEventListener("abort", abandon, { once: true });
+    try {
+      if (signal.aborted) throw new Error("the caller went away");
+      await client.connect();
+      return await run(client as pg.PoolClient, input, false);
+    } finally {
+      signal.removeEventListener("abort", abandon);
+      if (signal.aborted) abandon();
+      else await client.end().catch(() => {});
     }
   }
 
@@ -325,6 +359,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       ];
     }
     const input = toQueryInput(body);
+    if (probe) return [200, await answerProbe(connectionString, input, signal)];
     if (isKeyLookup(input.query)) {
       stats.httpRequests--; // counted on arrival; see Stats.keyLookups
       stats.keyLookups++;

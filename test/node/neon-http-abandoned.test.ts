@@ -4,8 +4,10 @@
 // statement on its own. The SQL-over-HTTP endpoint resets the connection of a request whose caller
 // went away (scripts/local-db/neon-http-server.ts, withClient).
 import { readFileSync } from "node:fs";
+import { request } from "node:http";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NeonLocal, startNeonLocal } from "../../scripts/local-db";
 import {
@@ -82,4 +84,54 @@ describe("a request whose caller went away while PostgreSQL was stopped", () => 
     const { rows } = await query(`select count(*)::int from marks where tag = '${tag}'`);
     expect(rows).toEqual([["0"]]);
   });
+});
+
+// The Worker's liveness probe asks whether the server answers at all (src/db/client.ts): queued
+// for a pooled connection behind queries that wait on a row lock, it would go unanswered and the
+// Worker would answer 503 with a working database. The endpoint answers it on its own connection.
+describe("the liveness probe", () => {
+  it("is answered while every pooled connection waits on a row lock", async () => {
+    await query("create table if not exists held (id int primary key)");
+    await query("insert into held values (1) on conflict do nothing");
+    const holder = new pg.Client({ connectionString: postgres.connectionString });
+    await holder.connect();
+    const waiting: Promise<number>[] = [];
+    try {
+      await holder.query("begin");
+      await holder.query("select id from held where id = 1 for update");
+      // More waiting statements than the pool has connections (20): the last ones queue for one.
+      for (let i = 0; i < 40; i++)
+        waiting.push(
+          new Promise<number>((resolve, reject) => {
+            const req = request(neon.httpEndpoint, {
+              method: "POST",
+              agent: false,
+              headers: { "Neon-Connection-String": postgres.connectionString },
+            });
+            req.on("response", (res) => {
+              res.resume();
+              res.on("end", () => resolve(res.statusCode ?? 0));
+            });
+            req.on("error", reject);
+            req.end(JSON.stringify({ query: "update held set id = id where id = 1", params: [] }));
+          }),
+        );
+      // (pg_stat_activity is read once per transaction unless its snapshot is cleared.)
+      const waiters = async () =>
+        (
+          await holder.query(
+            "select pg_stat_clear_snapshot(), count(*)::int as n from pg_stat_activity where application_name = 'neon-local-http' and wait_event_type = 'Lock'",
+          )
+        ).rows[0].n as number;
+      while ((await waiters()) < 20) await sleep(50);
+
+      const probe = await post({ query: "select 1 /* liveness */", params: [] });
+      expect(probe.status, await probe.clone().text()).toBe(200);
+      expect(((await probe.json()) as { rows: unknown[][] }).rows).toEqual([["1"]]);
+    } finally {
+      await holder.query("rollback");
+      await holder.end();
+    }
+    expect(await Promise.all(waiting)).toEqual(waiting.map(() => 200));
+  }, 60_000);
 });
