@@ -11,7 +11,8 @@ export interface Bindings extends CloudflareBindings {
   DATABASE_URL: string;
   /**
    * A secret: 32 random bytes, base64, sealing integration auth tokens at rest (src/lib/secret-box.ts).
-   * `wrangler secret put INTEGRATIONS_KEY`; locally `.dev.vars`; tests set a fixed one.
+   * `wrangler secret put INTEGRATIONS_KEY`; `npm run dev` passes a fixed development key (or
+   * INTEGRATIONS_KEY from its environment); tests set a fixed one.
    */
   INTEGRATIONS_KEY: string;
   /** Local only: Neon's SQL-over-HTTP endpoint served by scripts/local-db (unset on Cloudflare). */

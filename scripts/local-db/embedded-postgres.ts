@@ -30,6 +30,12 @@ export interface EmbeddedPostgresOptions {
    * server's backends can hold its shared memory for a moment, and a start fails until they go).
    */
   restartOnExit?: boolean;
+  /**
+   * With restartOnExit: whether the owner is stopping, so that an exit then is not restarted (nor
+   * reported). Ctrl-C in a terminal reaches the server too (same process group) before the
+   * owner's cleanup gets to close() it.
+   */
+  ownerStopping?: () => boolean;
 }
 
 export interface EmbeddedPostgres {
@@ -311,7 +317,7 @@ export async function startEmbeddedPostgres(
 
       const restart = async (attempt: number): Promise<void> => {
         await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** (attempt - 1), 5000)));
-        if (closing) return;
+        if (closing || opts.ownerStopping?.()) return;
         const next = launch(port);
         child = next.proc;
         try {
@@ -328,7 +334,7 @@ export async function startEmbeddedPostgres(
       };
       const watch = (running: ChildProcess) =>
         running.once("exit", (code, signal) => {
-          if (closing) return;
+          if (closing || opts.ownerStopping?.()) return;
           log(`embedded-postgres: PostgreSQL exited (${code ?? signal}); restarting it`);
           void restart(1);
         });

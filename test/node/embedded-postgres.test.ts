@@ -82,6 +82,35 @@ describe("startEmbeddedPostgres", () => {
     await expect(queryOnce(server.connectionString, "select 1")).rejects.toThrow();
   }, 120_000);
 
+  it("with restartOnExit, is not restarted (nor reported) when it exits while its owner stops: Ctrl-C reaches the server too", async () => {
+    const lines: string[] = [];
+    let stopping = false;
+    const server = await startEmbeddedPostgres({
+      restartOnExit: true,
+      ownerStopping: () => stopping,
+      log: (line) => lines.push(line),
+    });
+    try {
+      const pid = postmasterPid(server.dataDir);
+      stopping = true;
+      process.kill(pid, "SIGINT"); // what the terminal sends the whole process group
+      for (const end = Date.now() + 10_000; Date.now() < end; ) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          break; // gone
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // Past the first restart's back-off (250 ms).
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(lines.filter((l) => /restarting|is back/.test(l))).toEqual([]);
+      await expect(queryOnce(server.connectionString, "select 1")).rejects.toThrow();
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it("refuses a database that does not exist, as Neon does", async () => {
     const server = await startEmbeddedPostgres();
     try {

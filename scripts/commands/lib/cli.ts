@@ -62,12 +62,19 @@ export function describeError(err: unknown): string {
   return e.message.split("\n")[0] ?? e.message;
 }
 
+let stopping = false;
+
+/**
+ * Whether the command is stopping (a signal, its end or a failure): a child that exits now was
+ * stopped with it (Ctrl-C reaches the whole process group), not lost.
+ */
+export const isStopping = (): boolean => stopping;
+
 /**
  * Runs a command: a signal (Ctrl-C) or a failure runs the cleanups (stopping the embedded
  * PostgreSQL among them) before the process exits. `main` resolves with the exit status.
  */
 export function runCommand(name: string, main: () => Promise<number | undefined>): void {
-  let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;

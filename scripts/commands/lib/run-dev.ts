@@ -13,7 +13,7 @@ import {
   startNeonLocal,
 } from "../../local-db";
 import { DEV_INTEGRATIONS_KEY } from "../../seed/experiences";
-import { onCleanup } from "./cli";
+import { isStopping, onCleanup } from "./cli";
 import { assertReachable, checkDatabaseUrl, describeUrl } from "./database";
 import { readStackState, type StackState } from "./dev-stack";
 import { DATA_DIR, MIGRATIONS_DIR, POSTGRES_DIR, STACK_FILE, WRANGLER_STATE_DIR } from "./paths";
@@ -43,6 +43,7 @@ async function prepareDatabase(dbPort: number): Promise<string> {
     port: dbPort,
     log,
     restartOnExit: true,
+    ownerStopping: isStopping,
   });
   onCleanup(() => server.close());
   log(`database: embedded PostgreSQL in ${POSTGRES_DIR}, at ${server.connectionString}`);
