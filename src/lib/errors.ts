@@ -127,9 +127,23 @@ export class AppError extends Error {
 }
 
 export class ValidationError extends AppError {
-  constructor(errors: FieldError[], message = describeFieldErrors(errors)) {
-    super("VALIDATION_ERROR", message, { errors });
+  constructor(errors: FieldError[], message?: string) {
+    // A field can fail one rule in two checks (an integer's own safe range and the schema's bound,
+    // "Too big: expected int ..." and "Too big: expected number ..."): the caller learns each
+    // kind of problem of a field once, the first check's words.
+    const distinct = distinctFieldErrors(errors);
+    super("VALIDATION_ERROR", message ?? describeFieldErrors(distinct), { errors: distinct });
   }
+}
+
+function distinctFieldErrors(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const key = `${e.path}\u0000${e.message.split(":")[0]}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 export class MalformedJsonError extends AppError {

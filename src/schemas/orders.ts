@@ -73,7 +73,10 @@ export const ExternalOrderSchema = z
     }),
     amountDiscountCents: money64,
     amountExciseDutyCents: money32,
-    amountVatCents: money32,
+    amountVatCents: money32.openapi({
+      description:
+        "The VAT included in the amount; when absent, the items' VAT. Not above the amount (E1: the receipt's net total would be negative; else 400).",
+    }),
     amountShipmentCents: money64,
     amountVatPercentage: z.number().min(0).max(100).nullish().openapi({ format: "double" }),
     buyerEmail: text(320),
@@ -272,9 +275,9 @@ export type SecondaryContact = z.infer<typeof SecondaryContactSchema>;
 
 export const UpdateParamSchema = z
   .object({
-    expectedUpdatedAt: DateTime.optional().openapi({
+    expectedUpdatedAt: DateTime.nullish().openapi({
       description:
-        "When set, enables the optimistic lock: the order's updatedAt (millisecond precision) must still equal it.",
+        "When set, enables the optimistic lock: the order's updatedAt (millisecond precision) must still equal it. Null or absent: no lock.",
     }),
     extraMetadata: NullableFreeObject.optional().openapi({
       description: "When non-null, replaces the stored extra metadata entirely.",

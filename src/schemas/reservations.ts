@@ -1,7 +1,15 @@
 /** The reservation wire schemas of E11, E14 and E16 (requests); answers are in reservation-views.ts. */
 import { z } from "@hono/zod-openapi";
 import { MAX_SAFE_CENTS } from "../lib/money";
-import { CalendarDate, Int32, Int64, NullableFreeObject, SafeString, Uuid } from "./common";
+import {
+  CalendarDate,
+  DateTime,
+  Int32,
+  Int64,
+  NullableFreeObject,
+  SafeString,
+  Uuid,
+} from "./common";
 import { ContactInputSchema } from "./contacts";
 import { LabelTranslationsSchema, TextMap } from "./experience-parts";
 import { LocalTimeSchema } from "./slots";
@@ -99,6 +107,17 @@ export const ReservationInputSchema = z
     optionalData: NullableFreeObject.optional(),
     otherData: NullableFreeObject.optional(),
     reservationContacts: list(ContactInputSchema).min(1),
+    // The reservation shape's derived fields: typed (a wrong type is a 400, as for any field the
+    // interface names), never stored.
+    contactId: opt(Int64).openapi({
+      description:
+        "Ignored: the reservation's contact is its MASTER entry of reservationContacts (found or created by email).",
+    }),
+    paidAt: opt(DateTime).openapi({ description: "Ignored: derived from the payments." }),
+    refundedAt: opt(DateTime).openapi({ description: "Ignored: derived from the refunds." }),
+    refundedTotalCents: opt(TotalCents).openapi({
+      description: "Ignored: derived from the refunds (E14).",
+    }),
   })
   .superRefine((input, ctx) => {
     const masters = input.reservationContacts.filter((c) => c.contactType === "MASTER").length;

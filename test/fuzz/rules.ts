@@ -218,9 +218,9 @@ const VALID_BODY_ALLOWANCES: { operationId: string; fields: RegExp; reason: stri
   },
   ...["importOrder", "upsertShopPluginOrder"].map((operationId) => ({
     operationId,
-    fields: /^(items|items\[\d+\]\.unitPriceCents|amountCents|totals\.totalCents)$/,
+    fields: /^(items|items\[\d+\]\.unitPriceCents|amountCents|amountVatCents|totals\.totalCents)$/,
     reason:
-      "derived amounts (unit price times quantity, line sums, totals) within ±(2^53-1) and not negative (decisions.md, Hostile input)",
+      "derived amounts (unit price times quantity, line sums, totals) within ±(2^53-1) and not negative, VAT not above the amount (decisions.md, Hostile input; E1's receipt)",
   })),
   {
     operationId: "putCommerceSession",

@@ -329,11 +329,25 @@ describe("E1 errors", () => {
       "items[0].unitPriceCents",
       { items: [{ sku: "A", quantity: 2 ** 40, unitPriceCents: -(2 ** 20), amountCents: 0 }] },
     ],
+    // No negative derived total: the receipt's net total is the amount less its VAT.
+    ["amountVatCents", { amountCents: 100, amountVatCents: 500 }],
+    [
+      "amountCents",
+      {
+        amountCents: 100,
+        amountVatCents: undefined,
+        items: [{ sku: "A", quantity: 1, amountCents: 10_000, vatPercentage: 22 }],
+      },
+    ],
   ])("names the invalid field %s and writes nothing", async (path, override) => {
     const input = { ...externalOrder(), ...override };
-    const problem = await expectProblem(await importOrder(tenant, input), 400, "VALIDATION_ERROR");
-    expect(problem.errors?.map((e) => e.path)).toContain(path);
-    if (input.id) expect(await ordersWithExternalId(tenant.wineryId, input.id)).toHaveLength(0);
+    const keys: Record<string, string>[] = [{}, { "Idempotency-Key": crypto.randomUUID() }];
+    for (const headers of keys) {
+      const response = await importOrder(tenant, input, headers);
+      const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+      expect(problem.errors?.map((e) => e.path)).toContain(path);
+      if (input.id) expect(await ordersWithExternalId(tenant.wineryId, input.id)).toHaveLength(0);
+    }
   });
 
   it("refuses more than 1,000 items", async () => {

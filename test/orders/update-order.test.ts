@@ -101,6 +101,14 @@ describe("E2 PUT /v4/orders/{id}: happy", () => {
     });
   });
 
+  it("takes expectedUpdatedAt null as no lock (a client that serialises unset fields as null)", async () => {
+    const order = await importedOrder(tenant);
+    await put(order, { notes: "changed meanwhile" });
+    const response = await put(order, { notes: "mine", expectedUpdatedAt: null });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(((await response.json()) as Order).notes).toBe("mine");
+  });
+
   it("matches an expectedUpdatedAt taken from an E1 answer, every time (the microsecond trap)", async () => {
     for (let i = 0; i < 25; i++) {
       const order = await importedOrder(tenant);

@@ -305,6 +305,18 @@ describe("E4: errors", () => {
     const problem = await expectProblem(await query(body), 400, "VALIDATION_ERROR");
     expect(problem.errors?.map((e) => e.path)).toContain(field);
   });
+
+  it("names a field's problem once, though two checks found it (an int's own safe range and the amount's bound)", async () => {
+    const problem = await expectProblem(
+      await query({ minTotalCents: 2 ** 53 }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors).toEqual([
+      { path: "minTotalCents", message: expect.stringMatching(/^Too big/) },
+    ]);
+    expect(problem.detail).not.toMatch(/more\)/);
+  });
 });
 
 describe("E4: receipts issued by E1, cost and plan", () => {

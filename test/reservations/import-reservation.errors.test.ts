@@ -54,6 +54,42 @@ describe("E11: errors", () => {
     expect(await stored(tenant.wineryId, id)).toEqual([]);
   });
 
+  it.each([
+    ["contactId", "abc"],
+    ["contactId", 1.5],
+    ["refundedTotalCents", "x"],
+    ["paidAt", "yesterday"],
+    ["refundedAt", 5],
+  ])(
+    "the derived field %s of another type (%j) is 400 naming it, writing nothing",
+    async (field, value) => {
+      const target = await experienceWithSlot(tenant);
+      const id = crypto.randomUUID();
+      const problem = await expectProblem(
+        await putReservation(tenant, id, { ...reservationBody(target), [field]: value }),
+        400,
+        "VALIDATION_ERROR",
+      );
+      expect(problem.errors?.map((e) => e.path)).toEqual([field]);
+      expect(await stored(tenant.wineryId, id)).toEqual([]);
+    },
+  );
+
+  it("a well-typed contactId, refundedTotalCents, paidAt or refundedAt is ignored: the reservation's own are derived", async () => {
+    const target = await experienceWithSlot(tenant);
+    const id = crypto.randomUUID();
+    const answer = await importOk(tenant, id, {
+      ...reservationBody(target),
+      contactId: 999_999,
+      refundedTotalCents: 700,
+      paidAt: "2020-01-01T00:00:00Z",
+      refundedAt: "2020-01-02T00:00:00Z",
+    });
+    expect(answer.contactId).not.toBe(999_999);
+    expect(answer.refundedTotalCents).toBe(0);
+    expect(answer.refundedAt).toBeNull();
+  });
+
   it("one contact twice (emails equal once folded) is 400 naming the later entry's email, writing nothing", async () => {
     const target = await experienceWithSlot(tenant);
     const id = crypto.randomUUID();

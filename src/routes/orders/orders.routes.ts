@@ -13,7 +13,7 @@ import {
 import { errorResponses, readErrorResponses } from "../../schemas/problem";
 
 const IdempotencyHeadersSchema = idempotencyKeyHeaders(
-  "1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key and payload replays the first response with `Idempotent-Replayed: true`; a different payload is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After.",
+  "1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key and payload replays the first response with `Idempotent-Replayed: true`; a different payload is 422 IDEMPOTENCY_KEY_REUSED (the payload is the body together with the path's apiChannelKey: the same body sent to another channel is another payload, since the first answer is an import on the first channel); while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After.",
 );
 
 export const importOrderRoute = createRoute({
@@ -66,7 +66,7 @@ export const updateOrderRoute = createRoute({
   operationId: "updateOrder",
   summary: "E2. Modify order with optimistic concurrency",
   description:
-    "Applies UpdateParam. With expectedUpdatedAt, the change applies only if the order's updatedAt still equals it at millisecond precision (checked inside the UPDATE); otherwise 409 STALE_UPDATE carrying `currentUpdatedAt`. Non-null userMetadata / extraMetadata replace the stored objects entirely; null or absent keeps them. Other fields: absent keeps, null clears.",
+    "Applies UpdateParam. With expectedUpdatedAt, the change applies only if the order's updatedAt still equals it at millisecond precision (checked inside the UPDATE); otherwise 409 STALE_UPDATE carrying `currentUpdatedAt`. Non-null userMetadata / extraMetadata replace the stored objects entirely; null or absent keeps them. Other fields: absent keeps, null clears (`expectedUpdatedAt` null: no lock). sourceExternalId and sourceExternalType are cleared one at a time: while the other is set, the answer's `sourceExternal` shows the cleared one as \"\" (its members are strings), and null once both are.",
   request: { params: OrderIdParamsSchema, body: jsonRequestBody(UpdateParamSchema) },
   responses: {
     200: jsonResponse(OrderSchema, "The updated order."),

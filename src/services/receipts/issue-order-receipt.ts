@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { orders } from "../../db/schema";
+import { ValidationError } from "../../lib/errors";
 import type { ItemValues } from "../orders/order-record";
 
 export const DEFAULT_CURRENCY = "EUR";
@@ -66,6 +67,17 @@ export type OrderReceiptParams = Record<(typeof RECEIPT_PARAMS)[number], unknown
 
 export function orderReceiptParams(order: OrderInsert, items: ItemValues[]): OrderReceiptParams {
   const { lines, vatAmountCents, customerName } = orderReceiptFigures(order, items);
+  // decisions.md: no negative total, derived ones included. The receipt's net total is the amount
+  // less its VAT (amountVatCents, else the lines' VAT): VAT over the amount is refused before
+  // anything is written, naming the field that carries it.
+  if (vatAmountCents > order.amountCents) {
+    throw new ValidationError([
+      {
+        path: order.amountVatCents != null ? "amountVatCents" : "amountCents",
+        message: `the VAT (${vatAmountCents} cents) exceeds the amount (${order.amountCents} cents): the receipt's net total would be negative`,
+      },
+    ]);
+  }
   return {
     wineryId: order.wineryId,
     terminalName: order.sourceExternalType ?? null,
