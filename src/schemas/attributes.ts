@@ -10,22 +10,24 @@ const Names = ownKeysRecord(z.string().min(1).max(35), z.string().max(500)).open
   ...keyLength(1, 35),
 });
 
+// Every field takes null as "not given", exactly as if left out (generated clients send a null for
+// each unset field): no field of an attribute can be cleared.
 export const UpsertAttributeRequestSchema = z
   .object({
-    attributeId: Int64.min(1).optional(),
-    code: NonBlank(100).optional().openapi({
+    attributeId: Int64.min(1).nullish(),
+    code: NonBlank(100).nullish().openapi({
       description:
-        "The attribute's code, unique in the winery. Required without `attributeId` (it finds or creates the attribute); with `attributeId`, optional: present renames the attribute, absent keeps its code.",
+        "The attribute's code, unique in the winery. Required without `attributeId` (it finds or creates the attribute); with `attributeId`, optional: present renames the attribute, absent or null keeps its code.",
       example: "grape",
     }),
-    names: Names.optional(),
-    applicableToTypes: z.array(z.string().min(1).max(100)).max(100).optional(),
-    displayOrder: Int32.optional(),
-    isVisible: z.boolean().optional(),
-    valueType: z.string().min(1).max(50).optional().openapi({ example: "TEXT" }),
+    names: Names.nullish(),
+    applicableToTypes: z.array(z.string().min(1).max(100)).max(100).nullish(),
+    displayOrder: Int32.nullish(),
+    isVisible: z.boolean().nullish(),
+    valueType: z.string().min(1).max(50).nullish().openapi({ example: "TEXT" }),
   })
   // `when` runs the check even when another field failed, so `{}` and `{ names: 5 }` both name `code`.
-  .refine((r) => r.attributeId !== undefined || r.code !== undefined, {
+  .refine((r) => r.attributeId != null || r.code != null, {
     path: ["code"],
     message: "is required without attributeId",
     when: (payload) => isObject(payload.value),

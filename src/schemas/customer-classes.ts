@@ -42,25 +42,41 @@ export const TimestampInputSchema = z
 const Rate = z.number().min(0).max(100).openapi({ description: "A percentage, 0..100." });
 const PriceType = z.enum(["MONTHLY", "YEARLY", "UNA_TANTUM"]);
 
+// Fields the service does not store from the body take null as not given (generated clients send
+// a null for each unset field).
 const CommandIds = {
-  id: Uuid.optional().openapi({ description: "If present, must be the id in the path." }),
-  wineryId: Uuid.optional().openapi({ description: "If present, must be the API key's winery." }),
-  classId: Int32.optional().openapi({
+  id: Uuid.nullish().openapi({ description: "If present (not null), must be the id in the path." }),
+  wineryId: Uuid.nullish().openapi({
+    description: "If present (not null), must be the API key's winery.",
+  }),
+  classId: Int32.nullish().openapi({
     description: "Read-only: numbered by the service per winery (1, 2, 3, ...); ignored.",
   }),
 };
 
-/** A new class: name, type and priceType required, the rest defaulted. */
+/**
+ * What a new class gets for an optional field left out or null. The schema's defaults fill a field
+ * left out; the service fills a null (Zod applies a default to undefined only).
+ */
+export const CLASS_DEFAULTS = {
+  caseDiscountRate: 0,
+  discountRate: 0,
+  isActive: true,
+  isPaid: false,
+  price: 0,
+} as const;
+
+/** A new class: name, type and priceType required, the rest defaulted (left out or null). */
 export const CreateCustomerClassCommandSchema = z
   .object({
     ...CommandIds,
     className: NonBlank(200),
     classType: NonBlank(100),
-    caseDiscountRate: Rate.default(0),
-    discountRate: Rate.default(0),
-    isActive: z.boolean().default(true),
-    isPaid: z.boolean().default(false),
-    price: z.number().min(0).max(1e12).default(0),
+    caseDiscountRate: Rate.nullish().default(CLASS_DEFAULTS.caseDiscountRate),
+    discountRate: Rate.nullish().default(CLASS_DEFAULTS.discountRate),
+    isActive: z.boolean().nullish().default(CLASS_DEFAULTS.isActive),
+    isPaid: z.boolean().nullish().default(CLASS_DEFAULTS.isPaid),
+    price: z.number().min(0).max(1e12).nullish().default(CLASS_DEFAULTS.price),
     priceType: PriceType,
     validityDate: TimestampInputSchema.nullable().default(null),
   })
@@ -69,20 +85,20 @@ export type CreateCustomerClassCommand = z.infer<typeof CreateCustomerClassComma
 
 /**
  * E7: every field optional and without a default, so the service can tell a field left out (kept)
- * from one sent (replaced). Only validityDate is nullable (null = no expiry): a null for a field
- * the class always has is a 400 naming it.
+ * from one sent (replaced). validityDate null clears it (no expiry); a null for a field the class
+ * always has keeps the stored value, as leaving it out does.
  */
 export const UpdateCustomerClassCommandSchema = z
   .object({
     ...CommandIds,
-    className: NonBlank(200).optional(),
-    classType: NonBlank(100).optional(),
-    caseDiscountRate: Rate.optional(),
-    discountRate: Rate.optional(),
-    isActive: z.boolean().optional(),
-    isPaid: z.boolean().optional(),
-    price: z.number().min(0).max(1e12).optional(),
-    priceType: PriceType.optional(),
+    className: NonBlank(200).nullish(),
+    classType: NonBlank(100).nullish(),
+    caseDiscountRate: Rate.nullish(),
+    discountRate: Rate.nullish(),
+    isActive: z.boolean().nullish(),
+    isPaid: z.boolean().nullish(),
+    price: z.number().min(0).max(1e12).nullish(),
+    priceType: PriceType.nullish(),
     validityDate: TimestampInputSchema.nullable().optional(),
   })
   .openapi("UpdateCustomerClassCommand");

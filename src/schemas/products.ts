@@ -153,12 +153,14 @@ export type Product = z.infer<typeof ProductSchema>;
 
 // ---- requests ------------------------------------------------------------------------------
 
+// Every filter takes null as not filtering, exactly as if left out (generated clients send a null
+// for each unset field).
 export const ListProductsRequestSchema = z
   .object({
-    includeInactive: z.boolean().default(false),
-    activeChannelsOnly: z.boolean().default(false),
-    categoryId: Uuid.optional(),
-    statuses: z.array(ShortText).max(100).optional(),
+    includeInactive: z.boolean().nullish().default(false),
+    activeChannelsOnly: z.boolean().nullish().default(false),
+    categoryId: Uuid.nullish(),
+    statuses: z.array(ShortText).max(100).nullish(),
   })
   .openapi("ListProductsRequest");
 export type ListProductsRequest = z.infer<typeof ListProductsRequestSchema>;
@@ -172,7 +174,8 @@ export const ProductIdParamsSchema = z.object({
 
 export const UpdateFileMetadataRequestSchema = z
   .object({
-    displayOrder: Int32.optional(),
+    // null keeps the stored order, as left out does; flags null clears the flags.
+    displayOrder: Int32.nullish(),
     flags: z.string().max(500).nullable().optional(),
   })
   .openapi("UpdateFileMetadataRequest");

@@ -90,6 +90,45 @@ describe("E6 POST /v2/product-catalog/attributes", () => {
     );
   });
 
+  it("treats every null field exactly as one left out", async () => {
+    const unset = {
+      attributeId: null,
+      displayOrder: null,
+      isVisible: null,
+      names: null,
+      applicableToTypes: null,
+      valueType: null,
+    };
+    const c = code();
+    // Creates as `{ code }` alone does: every field takes its default.
+    const response = await upsert(tenant, { ...unset, code: c });
+    expect(response.status).toBe(200);
+    const first = (await response.json()) as CreationResponse;
+    expect(first.status).toBe("CREATED");
+    // An E15 flip without a value answers the attribute: isVisible was true.
+    expect(await (await toggle(tenant, first.id)).json()).toMatchObject({
+      code: c,
+      names: {},
+      applicableToTypes: [],
+      displayOrder: 0,
+      isVisible: false,
+      valueType: "TEXT",
+    });
+    // Updates by code and by id keep the stored values of the null fields, code included.
+    await upsert(tenant, { code: c, names: { it: "Uva" }, displayOrder: 5, valueType: "NUMBER" });
+    const byCode = await upsert(tenant, { ...unset, code: c });
+    expect(await byCode.json()).toMatchObject({ id: first.id, status: "UPDATED" });
+    const byId = await upsert(tenant, { ...unset, attributeId: Number(first.id), code: null });
+    expect(await byId.json()).toMatchObject({ id: first.id, status: "UPDATED" });
+    expect(await (await toggle(tenant, first.id)).json()).toMatchObject({
+      code: c,
+      names: { it: "Uva" },
+      displayOrder: 5,
+      isVisible: true,
+      valueType: "NUMBER",
+    });
+  });
+
   it("stores a __proto__ language key as sent, and validates its value like any other", async () => {
     const names = JSON.parse('{"__proto__":"Proto","en":"Grape"}');
     const { id } = await created(tenant, { names });
@@ -114,6 +153,9 @@ describe("E6 POST /v2/product-catalog/attributes", () => {
     ["code", { names: { it: 3 } }],
     ["code", { code: "" }],
     ["code", { code: null, displayOrder: 1 }],
+    ["code", { attributeId: null, code: null }],
+    ["isVisible", { code: "x", attributeId: null, isVisible: "yes" }],
+    ["names", { code: "x", names: "Uva" }],
     ["attributeId", { code: "x", attributeId: 1.5 }],
     ["displayOrder", { code: "x", displayOrder: 2 ** 31 }],
     ["names.it", { code: "x", names: { it: 3 } }],

@@ -57,8 +57,24 @@ describe("E12 PUT /v2/product-catalog/products/{id}/files/{fileId}", () => {
     expect(cleared).toMatchObject({ displayOrder: 2, flags: null });
   });
 
+  it("keeps displayOrder when it is null, as when it is left out", async () => {
+    const p = await storedProduct(tenant, {
+      files: [{ url: "https://cdn.example.com/n.jpg", displayOrder: 4, flags: "MAIN" }],
+    });
+    const flagged = await update(tenant, p.id, fileId(p, 0), {
+      displayOrder: null,
+      flags: "COVER",
+    });
+    expect(flagged.status).toBe(200);
+    expect(await flagged.json()).toMatchObject({ displayOrder: 4, flags: "COVER" });
+    const kept = await update(tenant, p.id, fileId(p, 0), { displayOrder: null });
+    expect(kept.status).toBe(200);
+    expect(await kept.json()).toMatchObject({ displayOrder: 4, flags: "COVER" });
+  });
+
   it.each([
     ["displayOrder", { displayOrder: 1.5 }],
+    ["displayOrder", { displayOrder: "4" }],
     ["flags", { flags: 3 }],
   ])("names the invalid field %s", async (path, body) => {
     const problem = await expectProblem(

@@ -106,6 +106,23 @@ describe("E10 POST /v2/product-catalog/products/winery/{wineryId}/query: happy",
     expect(products.map((p) => p.nameIt)).toEqual(order(expected));
   });
 
+  it("a filter sent as null does not filter, exactly as one left out", async () => {
+    const unset = {
+      includeInactive: null,
+      activeChannelsOnly: null,
+      statuses: null,
+      categoryId: null,
+    };
+    const response = await listProducts(tenant, unset);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(await (await listProducts(tenant)).json());
+    // One null among set filters leaves the others filtering.
+    const some = (await (
+      await listProducts(tenant, { ...unset, categoryId: red, includeInactive: true })
+    ).json()) as Product[];
+    expect(some.map((p) => p.nameIt)).toEqual(["draft", "both"]);
+  });
+
   it("activeChannelsOnly lists only the active channels", async () => {
     const products = (await (
       await listProducts(tenant, { activeChannelsOnly: true })
@@ -147,6 +164,7 @@ describe("E10: errors and tenancy", () => {
     ["includeInactive", { includeInactive: "yes" }],
     ["categoryId", { categoryId: "red" }],
     ["statuses", { statuses: "DRAFT" }],
+    ["activeChannelsOnly", { includeInactive: null, activeChannelsOnly: 0 }],
   ])("names the invalid field %s", async (path, body) => {
     const problem = await expectProblem(await listProducts(tenant, body), 400, "VALIDATION_ERROR");
     expect(problem.errors?.map((e) => e.path)).toContain(path);

@@ -16,7 +16,7 @@ export const upsertAttributeRoute = createRoute({
   operationId: "upsertAttribute",
   summary: "E6. Upsert attribute",
   description:
-    "With `attributeId`, updates that attribute of the winery (404 if it is not the winery's), and `code` is optional; otherwise `code` is required (400 naming it) and the winery's attribute with that `code` is updated, or created. Fields left out keep their stored values, `code` included (on creation: names {}, applicableToTypes [], displayOrder 0, isVisible true, valueType TEXT). `names` is keyed by language. Answers `{ id, message, status }` with status CREATED or UPDATED; `id` is the attribute's int64 id as a string. Renaming an attribute (by attributeId) to a code another attribute of the winery has is 409 CONFLICT (the body names it in `attributeCode`).",
+    "With `attributeId`, updates that attribute of the winery (404 if it is not the winery's), and `code` is optional; otherwise `code` is required (400 naming it) and the winery's attribute with that `code` is updated, or created. Fields left out keep their stored values, `code` included, and a field sent as null is treated exactly as one left out (on creation: names {}, applicableToTypes [], displayOrder 0, isVisible true, valueType TEXT). `names` is keyed by language. Answers `{ id, message, status }` with status CREATED or UPDATED; `id` is the attribute's int64 id as a string. Renaming an attribute (by attributeId) to a code another attribute of the winery has is 409 CONFLICT (the body names it in `attributeCode`).",
   request: { body: jsonRequestBody(UpsertAttributeRequestSchema) },
   responses: {
     200: jsonResponse(CreationResponseSchema, "The attribute was created or updated."),

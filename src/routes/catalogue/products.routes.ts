@@ -19,7 +19,7 @@ export const listProductsRoute = createRoute({
   operationId: "listProducts",
   summary: "E10. List products with filters for integration",
   description:
-    "The winery's products with their categories, channels, attribute assignments, metadata and files, built by one SQL statement whatever their number, ordered by displayOrder then id; a product in several categories appears once. Filters: `includeInactive` (default false) false hides inactive products; `statuses` (non-empty) keeps products whose status is listed; `categoryId` keeps products in that category; `activeChannelsOnly` (default false) keeps products with an active channel and lists only their active channels. A wineryId other than the API key's is 403.",
+    "The winery's products with their categories, channels, attribute assignments, metadata and files, built by one SQL statement whatever their number, ordered by displayOrder then id; a product in several categories appears once. Filters: `includeInactive` (default false) false hides inactive products; `statuses` (non-empty) keeps products whose status is listed; `categoryId` keeps products in that category; `activeChannelsOnly` (default false) keeps products with an active channel and lists only their active channels. A filter sent as null does not filter, exactly as one left out. A wineryId other than the API key's is 403.",
   request: {
     params: ProductWineryParamsSchema,
     body: jsonRequestBody(ListProductsRequestSchema),
@@ -67,7 +67,7 @@ export const updateFileMetadataRoute = createRoute({
   operationId: "updateFileMetadata",
   summary: "E12. Update product file metadata",
   description:
-    "Updates displayOrder and flags of a file of a product of the winery, in one statement; fields left out keep their values and `flags: null` clears them. Answers the updated file as E10 lists it (the interface does not show a body): its stored members plus id, productId, displayOrder, flags and updatedAt. A file that is not a file of this product of the winery is 404.",
+    "Updates displayOrder and flags of a file of a product of the winery, in one statement; fields left out keep their values, and so does `displayOrder: null`; `flags: null` clears the flags. Answers the updated file as E10 lists it (the interface does not show a body): its stored members plus id, productId, displayOrder, flags and updatedAt. A file that is not a file of this product of the winery is 404.",
   request: {
     params: ProductFileParamsSchema,
     body: jsonRequestBody(UpdateFileMetadataRequestSchema),

@@ -17,7 +17,7 @@ export const createCustomerClassRoute = createRoute({
   tags: ["Customer classes"],
   operationId: "createCustomerClass",
   summary: "Create a customer class",
-  description: `Creates a class (a wine club, a trade class) of the API key's winery, with the winery's next classId, in one statement. className, classType and priceType are required; fields left out take their defaults (rates and price 0, isActive true, isPaid false, validityDate null). A body wineryId other than the key's is 403. ${TIMESTAMPS}`,
+  description: `Creates a class (a wine club, a trade class) of the API key's winery, with the winery's next classId, in one statement. className, classType and priceType are required; fields left out or sent as null take their defaults (rates and price 0, isActive true, isPaid false, validityDate null). id, wineryId and classId may be null (as left out). A body wineryId other than the key's is 403. ${TIMESTAMPS}`,
   request: { body: jsonRequestBody(CreateCustomerClassCommandSchema) },
   responses: {
     201: jsonResponse(CustomerClassSchema, "The created class."),
@@ -31,7 +31,7 @@ export const updateCustomerClassRoute = createRoute({
   tags: ["Customer classes"],
   operationId: "updateCustomerClass",
   summary: "E7. Update a customer class by id",
-  description: `Updates an existing class of the winery in one statement (404 otherwise, another winery's included). Every field is optional: a field left out keeps its stored value (a body without isActive leaves a deactivated class deactivated); a field sent replaces it. validityDate null clears it (no expiry); null for any other field is 400 naming it, since the class always has one. A body id other than the path's is 400; a body wineryId other than the key's is 403. ${TIMESTAMPS}`,
+  description: `Updates an existing class of the winery in one statement (404 otherwise, another winery's included). Every field is optional: a field left out keeps its stored value (a body without isActive leaves a deactivated class deactivated); a field sent replaces it. validityDate null clears it (no expiry); null for any other field keeps its stored value, as leaving it out does, since the class always has one. id, wineryId and classId may be null (as left out). A body id other than the path's is 400; a body wineryId other than the key's is 403. ${TIMESTAMPS}`,
   request: {
     params: CustomerClassIdParamsSchema,
     body: jsonRequestBody(UpdateCustomerClassCommandSchema),

@@ -10,11 +10,18 @@ import type {
   UpsertAttributeRequest,
 } from "../../schemas/attributes";
 
+type Given<T> = { [K in keyof T]?: Exclude<T[K], null> };
+
+/** The fields sent with a value: a null is dropped, as if the field had been left out. */
+function given<T extends object>(fields: T): Given<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v != null)) as Given<T>;
+}
+
 /**
  * E6. One statement either way: with `attributeId`, an UPDATE of the winery's attribute (NOT_FOUND
  * otherwise); without, an INSERT ... ON CONFLICT (winery_id, code) DO UPDATE, so concurrent
- * upserts of one code converge on one attribute. Fields left out keep their stored values (defaults
- * on creation); by id that includes `code`.
+ * upserts of one code converge on one attribute. Fields left out or null keep their stored values
+ * (defaults on creation); by id that includes `code`.
  */
 export async function upsertAttribute(
   db: HttpDb,
@@ -22,9 +29,9 @@ export async function upsertAttribute(
   input: UpsertAttributeRequest,
 ): Promise<CreationResponse> {
   const { attributeId, ...fields } = input;
-  const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  const set = given(fields);
   try {
-    if (attributeId !== undefined) {
+    if (attributeId != null) {
       const [row] = await db
         .update(attributes)
         .set({ ...set, updatedAt: sql`now()` })
@@ -33,14 +40,14 @@ export async function upsertAttribute(
       if (!row) throw new NotFoundError("Attribute", attributeId);
       return answer(row.id, false);
     }
-    const { code } = fields;
+    const { code } = set;
     // The route schema requires `code` without `attributeId`; this keeps the insert total.
     if (code === undefined) {
       throw new ValidationError([{ path: "code", message: "is required without attributeId" }]);
     }
     const [row] = await db
       .insert(attributes)
-      .values({ ...fields, code, wineryId })
+      .values({ ...set, code, wineryId })
       .onConflictDoUpdate({
         target: [attributes.wineryId, attributes.code],
         set: { ...set, updatedAt: sql`now()` },

@@ -158,11 +158,12 @@ const PRODUCT_DOCUMENT = `(select row_to_json(doc) from (select
   coalesce(files_of.items, '[]'::json) as "files"
 ) doc)`;
 
+/** E10's filters; a filter left out or null does not filter. */
 export interface ProductFilter {
-  includeInactive?: boolean;
-  activeChannelsOnly?: boolean;
-  categoryId?: string;
-  statuses?: string[];
+  includeInactive?: boolean | null;
+  activeChannelsOnly?: boolean | null;
+  categoryId?: string | null;
+  statuses?: string[] | null;
 }
 
 /**

@@ -2,10 +2,11 @@ import { type SQL, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
 import { NotFoundError, ValidationError } from "../../lib/errors";
 import { toJavaTimestamp } from "../../lib/java-timestamp";
-import type {
-  CreateCustomerClassCommand,
-  CustomerClass,
-  UpdateCustomerClassCommand,
+import {
+  CLASS_DEFAULTS,
+  type CreateCustomerClassCommand,
+  type CustomerClass,
+  type UpdateCustomerClassCommand,
 } from "../../schemas/customer-classes";
 
 /** Timestamps leave Postgres as epoch milliseconds: exact for every year 0001..9999. */
@@ -53,7 +54,8 @@ async function one(db: HttpDb, statement: SQL, id?: string): Promise<CustomerCla
 /**
  * Creates a class in one statement: its classId is the winery's next number, taken from the
  * winery_counters row 'customer_class' in the same statement (the upsert locks that row, so
- * concurrent creations get distinct, gap-free numbers).
+ * concurrent creations get distinct, gap-free numbers). An optional field sent as null takes its
+ * default, as one left out does.
  */
 export function createCustomerClass(
   db: HttpDb,
@@ -71,8 +73,10 @@ export function createCustomerClass(
     insert into customer_classes (winery_id, class_id, class_name, class_type,
       case_discount_rate, discount_rate, is_active, is_paid, price, price_type, validity_date)
     select ${wineryId}, counter.value, ${input.className}, ${input.classType},
-      ${input.caseDiscountRate}, ${input.discountRate}, ${input.isActive}, ${input.isPaid},
-      ${input.price}, ${input.priceType}, ${validity(input.validityDate)}
+      ${input.caseDiscountRate ?? CLASS_DEFAULTS.caseDiscountRate},
+      ${input.discountRate ?? CLASS_DEFAULTS.discountRate},
+      ${input.isActive ?? CLASS_DEFAULTS.isActive}, ${input.isPaid ?? CLASS_DEFAULTS.isPaid},
+      ${input.price ?? CLASS_DEFAULTS.price}, ${input.priceType}, ${validity(input.validityDate)}
     from counter
     returning ${COLUMNS}`,
   );
@@ -91,9 +95,10 @@ const UPDATABLE = {
 } as const satisfies Partial<Record<keyof UpdateCustomerClassCommand, string>>;
 
 /**
- * E7: in one statement, each field sent replaces its column and each field left out keeps it. The
- * statement has the same shape whatever was sent: per column a flag parameter says whether the
- * field was sent (`case when $sent then $value else column end`), so absent and null differ.
+ * E7: in one statement, each field sent replaces its column and each field left out or null keeps
+ * it (these columns cannot be cleared). The statement has the same shape whatever was sent: per
+ * column a flag parameter says whether the field was sent (`case when $sent then $value else
+ * column end`). validity_date is the one column null clears, so there absent and null differ.
  * classId stays.
  */
 export function updateCustomerClass(
@@ -102,13 +107,13 @@ export function updateCustomerClass(
   id: string,
   input: UpdateCustomerClassCommand,
 ) {
-  if (input.id !== undefined && input.id.toLowerCase() !== id.toLowerCase()) {
+  if (input.id != null && input.id.toLowerCase() !== id.toLowerCase()) {
     throw new ValidationError([{ path: "id", message: "must be the id in the path" }]);
   }
   const sets = Object.entries(UPDATABLE).map(([field, column]) => {
     const value = input[field as keyof typeof UPDATABLE];
     const col = sql.identifier(column);
-    return sql`${col} = case when ${value !== undefined}::boolean then ${value ?? null} else ${col} end`;
+    return sql`${col} = case when ${value != null}::boolean then ${value ?? null} else ${col} end`;
   });
   const ms = input.validityDate;
   return one(
