@@ -75,7 +75,7 @@ export const ExternalOrderSchema = z
     amountExciseDutyCents: money32,
     amountVatCents: money32.openapi({
       description:
-        "The VAT included in the amount; when absent, the items' VAT. Not above the amount (E1: the receipt's net total would be negative; else 400).",
+        "The VAT included in the amount; when absent, the receipt sums the items' VAT. When sent, not above the amount (E1: the receipt's net total would be negative; else 400).",
     }),
     amountShipmentCents: money64,
     amountVatPercentage: z.number().min(0).max(100).nullish().openapi({ format: "double" }),
