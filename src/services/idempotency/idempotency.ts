@@ -1,8 +1,7 @@
 import { and, eq, lt, type SQL, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import { rowsOf } from "../../db/atomic";
 import type { Database, HttpDb, TxDb } from "../../db/client";
 import { isDatabaseUnavailable, postgresError } from "../../db/errors";
+import { type RawStatement, rawBatch, renderedOnce } from "../../db/raw-batch";
 import { idempotencyKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from "../../lib/errors";
@@ -105,11 +104,14 @@ function logCacheFailure(operation: "get" | "put", error: unknown): void {
  * never waited on; `claim`: one row when the key is now this transaction's, inserted or taken over
  * from an expired record), shared by claimIdempotencyKey and the one-request path's guard.
  */
-function lockAndClaim(scope: IdempotencyScope, hash: string): SQL {
+function lockAndClaim(scope: ScopeValues, hash: unknown): SQL {
   const { wineryId, route, key } = scope;
-  const lockKey = `${wineryId}:${route}:${key}`;
+  // The lock's key is "winery:route:key", joined in SQL: every value stays a parameter, so the
+  // one-request path renders this text once per isolate (renderedOnce).
   return sql`lock as materialized (
-      select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked
+      select pg_try_advisory_xact_lock(
+        hashtextextended(${wineryId}::text || ':' || ${route}::text || ':' || ${key}::text, 0)
+      ) as locked
     ),
     claim as (
       insert into idempotency_keys (winery_id, route, key, request_hash, expires_at)
@@ -249,15 +251,51 @@ async function runInTransaction<T>(
     : { value: JSON.parse(outcome.body) as T, replayed: false };
 }
 
+/** The key's values as the one-request path's statements bind them (see storedAnswerOnce). */
+export const IDEMPOTENCY_PARAMS = [
+  "idempotencyWineryId",
+  "idempotencyRoute",
+  "idempotencyKey",
+  "idempotencyHash",
+] as const;
+export type IdempotencyParams = Record<(typeof IDEMPOTENCY_PARAMS)[number], unknown>;
+
+/** A scope's values: strings, or renderedOnce's parameter markers. */
+interface ScopeValues {
+  wineryId: unknown;
+  route: unknown;
+  key: unknown;
+}
+
+const scopeOf = (p: IdempotencyParams): ScopeValues => ({
+  wineryId: p.idempotencyWineryId,
+  route: p.idempotencyRoute,
+  key: p.idempotencyKey,
+});
+
+const renderedClaim = renderedOnce(IDEMPOTENCY_PARAMS, (m) =>
+  claimOrFail(scopeOf(m), m.idempotencyHash),
+);
+
+/**
+ * The statement that stores an operation's answer as the key's result and returns it, of fixed
+ * text rendered once per isolate (build it at module level, once per operation): `answer` is a
+ * query of one row and one json column, the operation's answer as it is once its statements have
+ * run (they are visible to it: same transaction), over the operation's parameters `names`.
+ */
+export function storedAnswerOnce<const N extends string>(
+  names: readonly N[],
+  answer: (markers: Record<N, string>) => SQL,
+): (values: Record<N, unknown> & IdempotencyParams) => RawStatement {
+  return renderedOnce([...names, ...IDEMPOTENCY_PARAMS], (m) => storeAnswer(scopeOf(m), answer(m)));
+}
+
 /** What runIdempotentlyInOneRequest writes: statements that need no result of each other. */
 export interface OneRequestWrite {
-  /** The operation's statements, built on the HTTP handle, in order. */
-  statements: (db: HttpDb) => readonly BatchItem<"pg">[];
-  /**
-   * A query of one row and one json column: the operation's answer as it is once the statements
-   * have run (they are visible to it: same transaction). It is stored as the key's result text.
-   */
-  answer: SQL;
+  /** The operation's statements, of fixed text (renderedOnce), in order. */
+  statements: readonly RawStatement[];
+  /** The key's result: storedAnswerOnce's statement, given the key's values. */
+  storedAnswer: (key: IdempotencyParams) => RawStatement;
 }
 
 /**
@@ -283,22 +321,27 @@ export async function runIdempotentlyInOneRequest<T>(
   const cached = await replayFromCache(options.cache, scope, hash);
   if (cached !== undefined) return replay(cached);
 
-  const http = db.http;
-  let results: readonly unknown[];
+  const key: IdempotencyParams = {
+    idempotencyWineryId: scope.wineryId,
+    idempotencyRoute: scope.route,
+    idempotencyKey: scope.key,
+    idempotencyHash: hash,
+  };
+  let results: Record<string, unknown>[][];
   try {
-    const statements = [
-      http.execute(claimOrFail(scope, hash)),
-      ...write.statements(http),
-      http.execute(storeAnswer(scope, write.answer)),
-    ] as unknown as Parameters<HttpDb["batch"]>[0];
-    results = await http.batch(statements);
+    // Fixed text throughout (rendered once per isolate): nothing is rendered per call.
+    results = await rawBatch(db.http, [
+      renderedClaim(key),
+      ...write.statements,
+      write.storedAnswer(key),
+    ]);
   } catch (error) {
     if (postgresError(error) && !isDatabaseUnavailable(error)) {
       return runInTransaction(db, scope, hash, options, execute);
     }
     throw error;
   }
-  const body = rowsOf<{ body: unknown }>(results.at(-1))[0]?.body;
+  const body = results.at(-1)?.[0]?.body;
   if (typeof body !== "string") throw new Error("idempotent batch stored no answer");
   options.waitUntil(cacheResponse(options.cache, scope, hash, body));
   return { value: JSON.parse(body) as T, replayed: false };
@@ -309,7 +352,7 @@ export async function runIdempotentlyInOneRequest<T>(
  * problem's text to int, evaluated per row at run time from a materialized CTE, so the planner
  * cannot fold it) aborts the batch's transaction.
  */
-function claimOrFail(scope: IdempotencyScope, hash: string): SQL {
+function claimOrFail(scope: ScopeValues, hash: unknown): SQL {
   return sql`
     with ${lockAndClaim(scope, hash)},
     problems as materialized (
@@ -319,7 +362,7 @@ function claimOrFail(scope: IdempotencyScope, hash: string): SQL {
 }
 
 /** Stores the answer's json text as the key's result and returns it; no answer fails the batch. */
-function storeAnswer(scope: IdempotencyScope, answer: SQL): SQL {
+function storeAnswer(scope: ScopeValues, answer: SQL): SQL {
   const { wineryId, route, key } = scope;
   return sql`
     with doc as materialized (select (${answer})::text as body),

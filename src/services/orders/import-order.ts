@@ -13,6 +13,7 @@ import {
   type IdempotencyOptions,
   type IdempotentResult,
   runIdempotentlyInOneRequest,
+  storedAnswerOnce,
 } from "../idempotency/idempotency";
 import {
   orderReceiptParams,
@@ -138,7 +139,7 @@ function importParams(wineryId: string, apiChannelKey: string, input: ExternalOr
   };
 }
 
-/** The keyless HTTP path's statements, rendered once per isolate (renderedOnce). */
+/** The HTTP path's statements, rendered once per isolate (renderedOnce). */
 const renderedImport = {
   insertOrder: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m).insertOrder),
   insertItems: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m).insertItems),
@@ -147,6 +148,8 @@ const renderedImport = {
     IMPORT_PARAMS,
     (m) => sql`select (${importTemplates(m).answer})::text as body`,
   ),
+  /** With an Idempotency-Key: the answer, stored as the key's result (runIdempotentlyInOneRequest). */
+  storedAnswer: storedAnswerOnce(IMPORT_PARAMS, (m) => importTemplates(m).answer),
 };
 
 /** importTemplates' write statements on a drizzle handle, in the order they run. */
@@ -238,16 +241,20 @@ export async function importOrder(
       return { value: await writeOrder(db.http, wineryId, apiChannelKey, order), replayed: false };
     }
     const scope = { wineryId, route: ORDER_IMPORT_ROUTE, key: options.idempotency.key };
-    const params = importParams(wineryId, apiChannelKey, order);
+    const p = importParams(wineryId, apiChannelKey, order);
     return await runIdempotentlyInOneRequest(
       db,
       scope,
       options.idempotency,
       {
-        statements: (http) => importStatementList(http, params),
+        statements: [
+          renderedImport.insertOrder(p),
+          renderedImport.insertItems(p),
+          renderedImport.issueReceipt(p),
+        ],
         // The order just written, found by its key, as GET, E2 and E20 answer it (the same bytes
         // as writeOrder's answer on the other paths).
-        answer: importTemplates(params).answer,
+        storedAnswer: (key) => renderedImport.storedAnswer({ ...p, ...key }),
       },
       (tx) => writeOrder(tx, wineryId, apiChannelKey, order),
     );

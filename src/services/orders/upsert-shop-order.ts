@@ -5,13 +5,13 @@ import { rowsOf, runAtomically } from "../../db/atomic";
 import type { Database, HttpDb } from "../../db/client";
 import { columnList, rowJson } from "../../db/json-row";
 import { rawBatch, renderedOnce } from "../../db/raw-batch";
-import { orders } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import type { ExternalOrder } from "../../schemas/orders";
 import {
   type IdempotencyOptions,
   type IdempotentResult,
   runIdempotentlyInOneRequest,
+  storedAnswerOnce,
 } from "../idempotency/idempotency";
 import { ITEM_JSON_COLUMNS, ORDER_JSON_COLUMNS } from "./import-order";
 import { itemValues, orderValues } from "./order-record";
@@ -87,6 +87,15 @@ const renderedUpsert = {
   upsert: renderedOnce(UPSERT_PARAMS, (m) => upsertTemplates(m).upsert),
   removeItems: renderedOnce(UPSERT_PARAMS, (m) => upsertTemplates(m).removeItems),
   insertItems: renderedOnce(UPSERT_PARAMS, (m) => upsertTemplates(m).insertItems),
+  /**
+   * With an Idempotency-Key: the upserted order's id as a JSON string (the answer writeShopOrder's
+   * caller makes), stored as the key's result (runIdempotentlyInOneRequest).
+   */
+  storedAnswer: storedAnswerOnce(
+    UPSERT_PARAMS,
+    (m) => sql`select to_json(id::text) from orders
+      where winery_id = ${m.wineryId} and plugin_tag = ${m.tagName} and external_id = ${m.externalId}`,
+  ),
 };
 
 /** upsertTemplates on a drizzle handle, in the order they run. */
@@ -145,16 +154,18 @@ export async function receiveShopOrder(
     return { value: String(await writeShopOrder(db.http, owner, input.order)), replayed: false };
   }
   const scope = { wineryId, route: SHOP_ORDER_ROUTE, key: options.idempotency.key };
+  const p = upsertParams(owner, input.order);
   return runIdempotentlyInOneRequest(
     db,
     scope,
     options.idempotency,
     {
-      statements: (http) => upsertStatementList(http, upsertParams(owner, input.order)),
-      // The upserted order's id as a JSON string, the answer writeShopOrder's caller makes.
-      answer: sql`select to_json(${orders.id}::text) from ${orders}
-        where ${orders.wineryId} = ${wineryId} and ${orders.pluginTag} = ${input.tagName}
-          and ${orders.externalId} = ${input.order.id}`,
+      statements: [
+        renderedUpsert.upsert(p),
+        renderedUpsert.removeItems(p),
+        renderedUpsert.insertItems(p),
+      ],
+      storedAnswer: (key) => renderedUpsert.storedAnswer({ ...p, ...key }),
     },
     async (tx) => String(await writeShopOrder(tx, owner, input.order)),
   );

@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { Database } from "../../db/client";
+import { NeonHttpDatabase } from "drizzle-orm/neon-http";
+import type { Database, HttpDb } from "../../db/client";
+import { rawQuery, renderedOnce } from "../../db/raw-batch";
 import type { AnyDb } from "../../db/types";
 import { AppError, NotFoundError } from "../../lib/errors";
 import type { VwReservation } from "../../schemas/reservation-views";
@@ -7,6 +9,7 @@ import {
   type IdempotencyOptions,
   type IdempotentResult,
   runIdempotentlyInOneRequest,
+  storedAnswerOnce,
 } from "../idempotency/idempotency";
 import { vwReservation } from "./reservation-json";
 
@@ -27,7 +30,7 @@ interface RefundOutcome {
 }
 
 /** writeRefund's statement (see there). */
-function refundStatement(wineryId: string, id: string, amountCents: number): SQL {
+function refundStatement(wineryId: unknown, id: unknown, amountCents: unknown): SQL {
   return sql`
     with pay as (
       update reservation_payments p set refunded_cents = p.refunded_cents + ${amountCents}::bigint
@@ -61,7 +64,7 @@ function refundStatement(wineryId: string, id: string, amountCents: number): SQL
  * row this transaction inserted (xmin is its id); no row of this transaction (nothing refunded)
  * is a null answer.
  */
-function refundAnswer(wineryId: string, id: string): SQL {
+function refundAnswer(wineryId: unknown, id: unknown): SQL {
   const ours = sql`from reservation_refunds f
     where f.winery_id = ${wineryId} and f.reservation_id = ${id} and f.xmin = pg_current_xact_id()::xid`;
   return sql`select case when exists (select 1 ${ours}) then (${vwReservation({
@@ -74,6 +77,15 @@ function refundAnswer(wineryId: string, id: string): SQL {
     left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id
     where r.winery_id = ${wineryId} and r.id = ${id}`;
 }
+
+const REFUND_PARAMS = ["wineryId", "id", "amountCents"] as const;
+
+/** The HTTP path's statements, rendered once per isolate (renderedOnce). */
+const renderedRefund = {
+  refund: renderedOnce(REFUND_PARAMS, (m) => refundStatement(m.wineryId, m.id, m.amountCents)),
+  /** With an Idempotency-Key: refundAnswer stored as the key's result. */
+  storedAnswer: storedAnswerOnce(REFUND_PARAMS, (m) => refundAnswer(m.wineryId, m.id)),
+};
 
 /**
  * The check and the write are one statement: the in-house payment's refunded_cents moves only
@@ -89,8 +101,17 @@ export async function writeRefund(
   id: string,
   amountCents: number,
 ): Promise<VwReservation> {
-  const result = await db.execute(refundStatement(wineryId, id, amountCents));
-  const row = (result as unknown as { rows: RefundOutcome[] }).rows[0];
+  // On the HTTP handle fixed text (rendered once per isolate); on another (the Idempotency-Key
+  // path's transaction) the same statement built by drizzle.
+  const rows =
+    db instanceof NeonHttpDatabase
+      ? await rawQuery(db as HttpDb, ...renderedRefund.refund({ wineryId, id, amountCents }))
+      : (
+          (await db.execute(refundStatement(wineryId, id, amountCents))) as unknown as {
+            rows: unknown[];
+          }
+        ).rows;
+  const row = rows[0] as RefundOutcome | undefined;
   if (!row?.found) throw new NotFoundError("Reservation", id);
   if (!row.refunded || row.doc === null) {
     if (row.paid_cents === null)
@@ -126,15 +147,16 @@ export async function refundReservation(
     };
   }
   const scope = { wineryId, route: REFUND_ROUTE, key: options.idempotency.key };
+  const p = { wineryId, id: reservationId, amountCents };
   return runIdempotentlyInOneRequest(
     db,
     scope,
     options.idempotency,
     {
-      statements: (http) => [http.execute(refundStatement(wineryId, reservationId, amountCents))],
+      statements: [renderedRefund.refund(p)],
       // Null when nothing was refunded (no such reservation, or not refundable): the batch then
       // writes nothing and the transaction path answers the 404 or NOT_REFUNDABLE.
-      answer: refundAnswer(wineryId, reservationId),
+      storedAnswer: (key) => renderedRefund.storedAnswer({ ...p, ...key }),
     },
     (tx) => writeRefund(tx, wineryId, reservationId, amountCents),
   );
