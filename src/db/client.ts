@@ -263,7 +263,7 @@ function watchLiveness<T>(
       const alive = await probeDatabase(connectionString);
       if (settled) return;
       if (alive) {
-        timer = setTimeout(check, firstCheckAfter());
+        timer = setTimeout(check, LIVENESS_CHECK_AFTER_MS);
         return;
       }
       silentAt = Date.now();
