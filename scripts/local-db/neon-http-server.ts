@@ -250,8 +250,9 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       return await run(client as pg.PoolClient, input, false);
     } finally {
       signal.removeEventListener("abort", abandon);
+      // The answer need not wait for the connection's goodbye.
       if (signal.aborted) abandon();
-      else await client.end().catch(() => {});
+      else void client.end().catch(() => {});
     }
   }
 

@@ -252,13 +252,13 @@ async function runInTransaction<T>(
 }
 
 /** The key's values as the one-request path's statements bind them (see storedAnswerOnce). */
-export const IDEMPOTENCY_PARAMS = [
+const IDEMPOTENCY_PARAMS = [
   "idempotencyWineryId",
   "idempotencyRoute",
   "idempotencyKey",
   "idempotencyHash",
 ] as const;
-export type IdempotencyParams = Record<(typeof IDEMPOTENCY_PARAMS)[number], unknown>;
+type IdempotencyParams = Record<(typeof IDEMPOTENCY_PARAMS)[number], unknown>;
 
 /** A scope's values: strings, or renderedOnce's parameter markers. */
 interface ScopeValues {
