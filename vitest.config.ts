@@ -15,6 +15,13 @@ import { defineConfig } from "vitest/config";
  * requests, with its binding. Every other key the tests make is on the "bulk" tier.
  */
 const TEST_TINY_TIER = { binding: "RATE_LIMIT_TEST_TINY", limit: 3, period: 10 } as const;
+/** A tier counted in units (as bulk is): 6 requests per 10 s, the binding counting 2 units of 3. */
+const TEST_UNITS_TIER = {
+  binding: "RATE_LIMIT_TEST_UNITS",
+  limit: 6,
+  period: 10,
+  unit: 3,
+} as const;
 
 export default defineConfig({
   test: {
@@ -44,12 +51,22 @@ export default defineConfig({
                 // Cases per property of test/fuzz (its default when empty).
                 FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
                 FUZZ_SEED: process.env.FUZZ_SEED ?? "",
-                RATE_LIMIT_EXTRA_TIERS: JSON.stringify({ "test-tiny": TEST_TINY_TIER }),
+                RATE_LIMIT_EXTRA_TIERS: JSON.stringify({
+                  "test-tiny": TEST_TINY_TIER,
+                  "test-units": TEST_UNITS_TIER,
+                }),
               },
               ratelimits: {
                 [TEST_TINY_TIER.binding]: {
                   namespace_id: "1999",
                   simple: { limit: TEST_TINY_TIER.limit, period: TEST_TINY_TIER.period },
+                },
+                [TEST_UNITS_TIER.binding]: {
+                  namespace_id: "1998",
+                  simple: {
+                    limit: TEST_UNITS_TIER.limit / TEST_UNITS_TIER.unit,
+                    period: TEST_UNITS_TIER.period,
+                  },
                 },
               },
             },

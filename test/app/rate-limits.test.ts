@@ -77,6 +77,34 @@ describe("a key over its limit", () => {
   });
 });
 
+describe("a tier counted in units (as bulk is), on the emulated binding", () => {
+  const units = extraRateLimitTiers(env.RATE_LIMIT_EXTRA_TIERS)["test-units"];
+
+  it("answers requests of one key sent at once (none waits on another request's binding call) and refuses past the limit", async () => {
+    if (!units?.unit) throw new Error("vitest.config.ts adds the test-units tier");
+    const key = await createApiKey(tenant.wineryId, "test-units");
+    const policy = `"test-units";q=${units.limit};w=${units.period}`;
+    const together = await Promise.all(
+      Array.from({ length: units.unit * 2 }, () => api(unknownOrder, { key })),
+    );
+    for (const response of together) {
+      expect([404, 429]).toContain(response.status);
+      expect(response.headers.get("RateLimit-Policy")).toBe(policy);
+    }
+    // The window may roll over once during the run (windows are aligned to the clock); the
+    // binding is asked on every unit's first request, so 2 * limit + unit requests reach a 429.
+    let refused: Response | undefined;
+    for (let i = 0; i < 2 * units.limit + units.unit && !refused; i++) {
+      const response = await api(unknownOrder, { key });
+      if (response.status === 429) refused = response;
+      else expect(response.status).toBe(404);
+    }
+    expect(refused, "no 429").toBeDefined();
+    await expectProblem(refused as Response, 429, "RATE_LIMITED");
+    expect(refused?.headers.get("Retry-After")).toBe(String(units.period));
+  });
+});
+
 describe("RateLimit-Policy on every answer of the versioned API", () => {
   it("on a 200, a 404 problem, an unknown route and a streamed export", async () => {
     const answers = [

@@ -25,12 +25,12 @@ export async function createTenant(name = `Test winery ${unique()}`): Promise<Te
 /**
  * Another live key of a winery. The "bulk" tier by default, so that no test (all share one workerd
  * and its rate-limit counters) can reach a limit by accident; rate-limit tests pass "test-tiny",
- * the tier the test configuration adds (vitest.config.ts, RATE_LIMIT_EXTRA_TIERS), which the
- * production table does not name.
+ * or "test-units", the tiers the test configuration adds (vitest.config.ts, RATE_LIMIT_EXTRA_TIERS),
+ * which the production table does not name.
  */
 export async function createApiKey(
   wineryId: string,
-  rateLimitTier: RateLimitTier | "test-tiny" = "bulk",
+  rateLimitTier: RateLimitTier | "test-tiny" | "test-units" = "bulk",
 ): Promise<string> {
   const { key } = await issueApiKey(testDb(), wineryId, "test", {
     rateLimitTier: rateLimitTier as RateLimitTier, // stored as text; the middleware resolves it

@@ -6,6 +6,7 @@ import { unstable_readConfig } from "wrangler";
 import {
   ASSIGNABLE_RATE_LIMIT_TIERS,
   RATE_LIMIT_TIERS,
+  type RateLimitPolicy,
 } from "../../src/services/auth/rate-limit-tiers";
 
 interface Binding {
@@ -17,11 +18,13 @@ interface Binding {
 describe("rate-limit tiers and wrangler.toml", () => {
   const bindings = unstable_readConfig({ config: "wrangler.toml" }).ratelimits;
 
-  it("binds every assignable tier with the limit and period of the table", () => {
+  it("binds every assignable tier with the limit (in units) and period of the table", () => {
     const declared = Object.fromEntries(bindings.map((b: Binding) => [b.name, b.simple]));
     for (const tier of ASSIGNABLE_RATE_LIMIT_TIERS) {
-      const { binding, limit, period } = RATE_LIMIT_TIERS[tier];
-      expect(declared[binding], tier).toEqual({ limit, period });
+      const policy: RateLimitPolicy = RATE_LIMIT_TIERS[tier];
+      const { binding, limit, period, unit = 1 } = policy;
+      expect(limit % unit, `${tier}: a whole number of units`).toBe(0);
+      expect(declared[binding], tier).toEqual({ limit: limit / unit, period });
     }
     expect(bindings).toHaveLength(ASSIGNABLE_RATE_LIMIT_TIERS.length);
   });

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AppEnv } from "../../src/env";
 import { AppError } from "../../src/lib/errors";
-import { rateLimitByKey } from "../../src/middleware/rate-limit";
+import { rateLimitByKey, UNIT_VERDICT_MS } from "../../src/middleware/rate-limit";
 import { extraRateLimitTiers } from "../../src/services/auth/rate-limit-tiers";
 
 /**
@@ -83,10 +83,86 @@ describe("tiers added by configuration (RATE_LIMIT_EXTRA_TIERS)", () => {
         "bad-limit": { binding: "RATE_LIMIT_X", limit: 0, period: 10 },
         "no-binding": { limit: 3, period: 10 },
         ok: { binding: "RATE_LIMIT_OK", limit: 5, period: 60 },
+        units: { binding: "RATE_LIMIT_U", limit: 20, period: 60, unit: 10 },
+        "bad-unit": { binding: "RATE_LIMIT_U", limit: 20, period: 60, unit: 0.5 },
       }),
     );
-    expect(tiers).toEqual({ ok: { binding: "RATE_LIMIT_OK", limit: 5, period: 60 } });
+    expect(tiers).toEqual({
+      ok: { binding: "RATE_LIMIT_OK", limit: 5, period: 60 },
+      units: { binding: "RATE_LIMIT_U", limit: 20, period: 60, unit: 10 },
+    });
     expect(extraRateLimitTiers("not json")).toEqual({});
     expect(extraRateLimitTiers(undefined)).toEqual({});
+  });
+});
+
+describe("a tier counted in units (bulk's unit of 10)", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** A tier of 3 requests per unit on its own binding, whose calls are counted. */
+  function unitTier(name: string, verdicts: (call: number) => boolean | Promise<boolean>) {
+    let calls = 0;
+    const binding = `RATE_LIMIT_${name.toUpperCase()}`;
+    const extra = JSON.stringify({ [name]: { binding, limit: 9, period: 10, unit: 3 } });
+    const send = appWith(undefined, name, {
+      RATE_LIMIT_EXTRA_TIERS: extra,
+      [binding]: {
+        limit: async () => {
+          const verdict = await verdicts(++calls);
+          return { success: verdict };
+        },
+      },
+    });
+    return { send, calls: () => calls };
+  }
+
+  it("asks the binding on a unit's first request and gives the unit's others its verdict", async () => {
+    const tier = unitTier("unitsa", (call) => call <= 2);
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i++) statuses.push((await tier.send()).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 429]);
+    expect(tier.calls()).toBe(3);
+    const refused = await tier.send(); // a new unit asks again
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("RateLimit-Policy")).toBe('"unitsa";q=9;w=10');
+    expect(tier.calls()).toBe(4);
+  });
+
+  it("while a unit's call is under way, gives the unit's other requests the previous verdict", async () => {
+    let release = () => {};
+    const tier = unitTier("unitsb", (call) =>
+      call === 1 ? false : new Promise<boolean>((resolve) => (release = () => resolve(true))),
+    );
+    for (let i = 0; i < 3; i++) expect((await tier.send()).status).toBe(429);
+    const asking = tier.send(); // the second unit's first request: its call waits
+    const others = await Promise.all([tier.send(), tier.send()]);
+    expect(others.map((r) => r.status)).toEqual([429, 429]);
+    release();
+    expect((await asking).status).toBe(200);
+    expect(tier.calls()).toBe(2);
+  });
+
+  it("asks again once a unit's verdict is older than UNIT_VERDICT_MS (a slow key is over-counted, never under)", async () => {
+    const tier = unitTier("unitsc", (call) => call !== 1);
+    const now = Date.now();
+    const clock = vi.spyOn(Date, "now").mockReturnValue(now);
+    expect((await tier.send()).status).toBe(429);
+    clock.mockReturnValue(now + UNIT_VERDICT_MS - 1);
+    expect((await tier.send()).status).toBe(429);
+    expect(tier.calls()).toBe(1);
+    clock.mockReturnValue(now + UNIT_VERDICT_MS);
+    expect((await tier.send()).status).toBe(200);
+    expect(tier.calls()).toBe(2);
+  });
+
+  it("leaves no unit behind when the binding throws: the request passes and the next one asks", async () => {
+    const tier = unitTier("unitsd", (call) =>
+      call === 1 ? Promise.reject(new Error("limiter down")) : false,
+    );
+    const passed = await tier.send();
+    expect(passed.status).toBe(200);
+    expect(passed.headers.get("RateLimit-Policy")).toBeNull();
+    expect((await tier.send()).status).toBe(429);
+    expect(tier.calls()).toBe(2);
   });
 });
