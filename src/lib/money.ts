@@ -29,6 +29,20 @@ export function sumCents(values: Iterable<number>): number | undefined {
 export const PRODUCT_OUT_OF_RANGE =
   "times the quantity is out of range: a unit price times its quantity must stay within ±(2^53-1) cents";
 
+/**
+ * `cents` × `numerator` / `denominator` (denominator > 0), exact whatever the sizes (BigInt), rounded
+ * half away from zero: a share of an amount, e.g. the VAT of the part of a gross that was paid.
+ */
+export function scaleCents(cents: number, numerator: number, denominator: number): number {
+  const product = BigInt(cents) * BigInt(numerator);
+  const divisor = BigInt(denominator);
+  const quotient = product / divisor; // toward zero
+  const remainder = product % divisor;
+  const twice = (remainder < 0n ? -remainder : remainder) * 2n;
+  const away = twice >= divisor ? (product < 0n ? -1n : 1n) : 0n;
+  return Number(quotient + away);
+}
+
 /** unit × quantity, or undefined when the product leaves the safe range. */
 export function multiplyCents(unitCents: number, quantity: number): number | undefined {
   const product = unitCents * quantity;

@@ -17,8 +17,14 @@ const money32 = Int32.nullish();
 
 export const ExternalOrderItemSchema = z
   .object({
-    amountCents: money64,
-    amountDiscountCents: money64,
+    amountCents: money64.openapi({
+      description:
+        "The line's gross amount after its own discount. When absent: unitPriceCents × quantity − amountDiscountCents (not negative, else 400).",
+    }),
+    amountDiscountCents: money64.openapi({
+      description:
+        "The line's own discount: subtracted from unitPriceCents × quantity when amountCents is absent (amountCents, when sent, already has it). The receipt's line shows it, and its discountTotalCents counts it.",
+    }),
     attributesSnapshot: NullableFreeObject.optional(),
     commercialDiscounts: NullableFreeObject.optional(),
     discounts: NullableFreeObject.optional(),
@@ -73,9 +79,9 @@ export const ExternalOrderSchema = z
     }),
     amountDiscountCents: money64,
     amountExciseDutyCents: money32,
-    amountVatCents: money32.openapi({
+    amountVatCents: Int32.min(0).nullish().openapi({
       description:
-        "The VAT included in the amount; when absent, the receipt sums the items' VAT. When sent, not above the amount (E1: the receipt's net total would be negative; else 400).",
+        "The VAT included in the amount; not negative and not above the amount (the receipt's net total would be negative; else 400). When absent, the receipt's VAT is the items' VAT (each line's on its gross), scaled by the share of the items' gross that was paid when the order's discount (or an amount below the items' sum plus shipment) took some of it.",
     }),
     amountShipmentCents: money64,
     amountVatPercentage: z.number().min(0).max(100).nullish().openapi({ format: "double" }),
@@ -113,8 +119,24 @@ type AmountResult =
 const OUT_OF_RANGE = "is out of range: amounts and their sums must stay within ±(2^53-1) cents";
 
 /**
+ * An item's gross amount after its own discount: amountCents as sent, else unitPriceCents ×
+ * quantity less amountDiscountCents; undefined outside the safe range.
+ */
+export function itemGross(item: {
+  amountCents?: number | null;
+  amountDiscountCents?: number | null;
+  unitPriceCents?: number | null;
+  quantity?: number | null;
+}): number | undefined {
+  if (item.amountCents != null) return item.amountCents;
+  const product = multiplyCents(item.unitPriceCents ?? 0, item.quantity ?? 1);
+  return product === undefined ? undefined : sumCents([product, -(item.amountDiscountCents ?? 0)]);
+}
+
+/**
  * The amount an order was paid: amountCents as sent, else totals.totalCents, else the items
- * (amountCents, or unitPriceCents × quantity) plus shipment minus discount. Every product (an item's
+ * (amountCents, or unitPriceCents × quantity less the item's discount: itemGross) plus shipment
+ * minus discount. Every product (an item's
  * unitPriceCents × quantity, amountCents sent or not) and sum
  * on the way must stay within the safe range, and the total must not be negative (decisions.md,
  * "Hostile input"): the schema refuses such an order, naming the field, so the services never
@@ -126,7 +148,12 @@ export function orderAmount(order: {
   amountDiscountCents?: number | null;
   totals?: { totalCents?: number | null } | null;
   items?:
-    | { amountCents?: number | null; unitPriceCents?: number | null; quantity?: number | null }[]
+    | {
+        amountCents?: number | null;
+        amountDiscountCents?: number | null;
+        unitPriceCents?: number | null;
+        quantity?: number | null;
+      }[]
     | null;
 }): AmountResult {
   const lines: number[] = [];
@@ -137,10 +164,29 @@ export function orderAmount(order: {
     if (product === undefined) {
       return { ok: false, path: ["items", index, "unitPriceCents"], message: PRODUCT_OUT_OF_RANGE };
     }
-    lines.push(item.amountCents ?? product);
+    const line = itemGross(item);
+    if (line === undefined) {
+      return { ok: false, path: ["items", index, "amountDiscountCents"], message: OUT_OF_RANGE };
+    }
+    if (line < 0) {
+      return {
+        ok: false,
+        path: ["items", index, "amountDiscountCents"],
+        message: `exceeds the line's ${product} cents (unitPriceCents × quantity): a negative line total`,
+      };
+    }
+    lines.push(line);
   }
   const itemsTotal = sumCents(lines);
   if (itemsTotal === undefined) return { ok: false, path: ["items"], message: OUT_OF_RANGE };
+  // The receipt's discountTotalCents: the order's discount and its lines' own.
+  const discounts = sumCents([
+    order.amountDiscountCents ?? 0,
+    ...(order.items ?? []).map((item) => item.amountDiscountCents ?? 0),
+  ]);
+  if (discounts === undefined) {
+    return { ok: false, path: ["amountDiscountCents"], message: OUT_OF_RANGE };
+  }
   if (order.totals?.totalCents != null && order.totals.totalCents < 0) {
     return { ok: false, path: ["totals", "totalCents"], message: "must not be negative" };
   }
@@ -284,7 +330,7 @@ export const UpdateParamSchema = z
     }),
     userMetadata: NullableFreeObject.optional().openapi({
       description:
-        "When non-null, replaces the stored user metadata entirely (no deep merge). `secondaryContacts`, when present, is an array of { contactId, amountCents }: contactId an int64 (number or numeric string) of a contact of the winery, amountCents an integer >= 0, no contactId twice, their sum at most the order's amountCents. The object is stored and answered exactly as sent (string ids stay strings, other members are kept).",
+        "When non-null, replaces the stored user metadata entirely (no deep merge). `secondaryContacts`, when present and not null, is an array of { contactId, amountCents }: contactId an int64 (number or numeric string) of a contact of the winery, amountCents an integer >= 0, no contactId twice, their sum at most the order's amountCents. The object is stored and answered exactly as sent (string ids stay strings, other members are kept).",
     }),
     marketingManual: z.boolean().nullish(),
     notes: z.string().max(5000).nullish(),
@@ -296,7 +342,7 @@ export const UpdateParamSchema = z
   })
   .superRefine((param, ctx) => {
     const contacts = param.userMetadata?.secondaryContacts;
-    if (contacts === undefined) return;
+    if (contacts == null) return; // null, like absent: no secondary contacts to check
     const result = SecondaryContactsSchema.safeParse(contacts);
     for (const issue of result.error?.issues ?? []) {
       ctx.addIssue({
@@ -314,8 +360,11 @@ export const OrderQueryBodySchema = z
   .object({
     dateFrom: DateTime,
     dateTo: DateTime,
-    limit: Int32.min(1).max(500).default(50),
-    offset: Int32.min(0).default(0),
+    limit: Int32.min(1)
+      .max(500)
+      .nullish()
+      .openapi({ description: "Page size, 1..500; absent or null: 50." }),
+    offset: Int32.min(0).nullish().openapi({ description: "Orders to skip; absent or null: 0." }),
   })
   .refine((q) => compareDateTimes(q.dateFrom, q.dateTo) <= 0, {
     path: ["dateTo"],

@@ -96,7 +96,8 @@ const FIXUPS: Record<
   string,
   (body: Record<string, unknown>, params: Record<string, string>) => void
 > = {
-  // E3, E7, experiences: a body id, when sent, is the path's id (the route descriptions say so).
+  // E3, E7, experiences, products: a body id, when sent, is the path's id (the route descriptions
+  // say so).
   putCommerceSession: (body, params) => {
     if (typeof body.id === "string" && params.sessionId) body.id = params.sessionId;
   },
@@ -125,7 +126,8 @@ const FIXUPS: Record<
     if (body.attributeId == null && body.code == null) body.code = "fuzz";
   },
   // Catalogue: an attribute assignment names exactly one of attributeValueId and value.
-  putProduct: (body) => {
+  putProduct: (body, params) => {
+    if (typeof body.id === "string" && params.id) body.id = params.id;
     // No two categories, channels or files share an id.
     body.categories = uniqueBy(body.categories, (c) => String(c.id).toLowerCase());
     body.channels = uniqueBy(body.channels, (c) => String(c.wineryChannelId).toLowerCase());
@@ -218,9 +220,10 @@ const VALID_BODY_ALLOWANCES: { operationId: string; fields: RegExp; reason: stri
   },
   ...["importOrder", "upsertShopPluginOrder"].map((operationId) => ({
     operationId,
-    fields: /^(items|items\[\d+\]\.unitPriceCents|amountCents|amountVatCents|totals\.totalCents)$/,
+    fields:
+      /^(items|items\[\d+\]\.(unitPriceCents|amountDiscountCents)|amountCents|amountDiscountCents|amountVatCents|totals\.totalCents)$/,
     reason:
-      "derived amounts (unit price times quantity, line sums, totals) within ±(2^53-1) and not negative, VAT not above the amount (decisions.md, Hostile input; E1's receipt)",
+      "derived amounts (unit price times quantity less the item's discount, line sums, discounts, totals) within ±(2^53-1) and not negative, VAT not above the amount (decisions.md, Hostile input; E1's receipt)",
   })),
   {
     operationId: "putCommerceSession",

@@ -290,6 +290,98 @@ describe("E1 idempotency", () => {
   });
 });
 
+/** The receipt E1 issued for an order, with its lines. */
+async function receiptOf(orderId: number) {
+  const db = testDb();
+  const [receipt] = await db.select().from(receipts).where(eq(receipts.orderId, orderId));
+  const lines = receipt
+    ? await db.select().from(receiptLines).where(eq(receiptLines.receiptId, receipt.id))
+    : [];
+  return { receipt, lines };
+}
+
+describe("E1's receipt: discounts and VAT", () => {
+  const importing = async (override: Partial<ReturnType<typeof externalOrder>>) => {
+    const input = {
+      ...externalOrder(),
+      amountCents: undefined,
+      amountVatCents: undefined,
+      amountShipmentCents: undefined,
+      amountDiscountCents: undefined,
+      totals: undefined,
+      ...override,
+    };
+    const response = await importOrder(tenant, input);
+    expect(response.status).toBe(200);
+    const order = (await response.json()) as Order;
+    return { order, ...(await receiptOf(order.id)) };
+  };
+
+  it("takes an item's own discount from unitPriceCents × quantity, on the order and its receipt line", async () => {
+    const { order, receipt, lines } = await importing({
+      items: [
+        {
+          sku: "A",
+          quantity: 2,
+          unitPriceCents: 1000,
+          vatPercentage: 22,
+          amountDiscountCents: 1500,
+        },
+      ],
+    });
+    expect(order.amountCents).toBe(500);
+    expect(lines).toMatchObject([
+      { unitPriceCents: 1000, discountAmountCents: 1500, vatAmountCents: 90, netTotalCents: 410 },
+    ]);
+    expect(receipt).toMatchObject({
+      totalCents: 500,
+      vatAmountCents: 90,
+      totalNoVatCents: 410,
+      discountTotalCents: 1500,
+    });
+  });
+
+  it("figures the VAT on what was paid when the order's discount takes most of the items (never a negative net)", async () => {
+    const { order, receipt, lines } = await importing({
+      amountDiscountCents: 1900,
+      items: [{ sku: "A", quantity: 2, unitPriceCents: 1000, vatPercentage: 22 }],
+    });
+    expect(order.amountCents).toBe(100);
+    // The line keeps its VAT on its own gross; the receipt's is that VAT × 100 / 2000.
+    expect(lines).toMatchObject([{ vatAmountCents: 361, netTotalCents: 1639 }]);
+    expect(receipt).toMatchObject({
+      totalCents: 100,
+      vatAmountCents: 18,
+      totalNoVatCents: 82,
+      discountTotalCents: 1900,
+    });
+  });
+
+  it("leaves shipment out of the paid share, and an amount above the items unscaled", async () => {
+    const items = [
+      { sku: "A", quantity: 1, unitPriceCents: 1220, vatPercentage: 22 },
+      { sku: "B", quantity: 1, unitPriceCents: 1100, vatPercentage: 10 },
+    ];
+    const discounted = await importing({
+      amountCents: 1660 + 500,
+      amountShipmentCents: 500,
+      items,
+    });
+    // Lines' VAT 220 + 100 = 320 on 2320 of gross; 1660 of it paid: 320 × 1660 / 2320 = 228.97.
+    expect(discounted.receipt).toMatchObject({ vatAmountCents: 229, totalNoVatCents: 2160 - 229 });
+    const whole = await importing({ amountCents: 2320 + 500, amountShipmentCents: 500, items });
+    expect(whole.receipt).toMatchObject({ vatAmountCents: 320, totalNoVatCents: 2820 - 320 });
+  });
+
+  it("keeps a 100% discount at zero VAT", async () => {
+    const { receipt } = await importing({
+      amountDiscountCents: 2000,
+      items: [{ sku: "A", quantity: 2, unitPriceCents: 1000, vatPercentage: 22 }],
+    });
+    expect(receipt).toMatchObject({ totalCents: 0, vatAmountCents: 0, totalNoVatCents: 0 });
+  });
+});
+
 describe("E1 errors", () => {
   it("answers DUPLICATE_ORDER with the existing orderId for a second import without a key", async () => {
     const input = externalOrder();
@@ -331,6 +423,17 @@ describe("E1 errors", () => {
     ],
     // No negative derived total: the receipt's net total is the amount less its VAT.
     ["amountVatCents", { amountCents: 100, amountVatCents: 500 }],
+    ["amountVatCents", { amountCents: 1000, amountVatCents: -100 }],
+    // An item's own discount is taken from unitPriceCents × quantity: not beyond it.
+    [
+      "items[0].amountDiscountCents",
+      {
+        amountCents: undefined,
+        amountVatCents: undefined,
+        totals: undefined,
+        items: [{ sku: "A", quantity: 2, unitPriceCents: 1000, amountDiscountCents: 2001 }],
+      },
+    ],
     ["amountVatCents", { amountCents: undefined, amountVatCents: 2 ** 31 - 1 }],
   ])("names the invalid field %s and writes nothing", async (path, override) => {
     const input = { ...externalOrder(), ...override };

@@ -52,6 +52,12 @@ describe("E20 POST /v4/orders/query: happy", () => {
     expect(page.orders[0]).toEqual(march.find((o) => o.id === page.orders[0]?.id));
   });
 
+  it("takes null limit and offset as left out (50 and 0)", async () => {
+    const response = await query({ ...range, limit: null, offset: null });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ total: 5, limit: 50, offset: 0 });
+  });
+
   it("pages with limit and offset; hasMore is true exactly when more rows exist", async () => {
     const pages: Page[] = [];
     for (const offset of [0, 2, 4, 5, 9]) {

@@ -6,9 +6,11 @@ import { ordersPageJsonStatement } from "./order-json";
 export interface OrderQuery {
   dateFrom: string;
   dateTo: string;
-  limit: number;
-  offset: number;
+  limit?: number | null;
+  offset?: number | null;
 }
+
+export const DEFAULT_ORDER_PAGE_SIZE = 50;
 
 /**
  * The UTC calendar day of an ISO instant, as SQL. The instant goes down to its microsecond, on the
@@ -31,7 +33,11 @@ export async function queryOrders(
   const where = sql`o.winery_id = ${wineryId}
     and o.order_date >= ${utcDay(query.dateFrom)} and o.order_date <= ${utcDay(query.dateTo)}`;
   const result = await db.execute<{ body: string }>(
-    ordersPageJsonStatement({ where, limit: query.limit, offset: query.offset }),
+    ordersPageJsonStatement({
+      where,
+      limit: query.limit ?? DEFAULT_ORDER_PAGE_SIZE,
+      offset: query.offset ?? 0,
+    }),
   );
   const body = result.rows[0]?.body;
   if (!body) throw new Error("the orders page statement answered no row");

@@ -85,7 +85,7 @@ export async function updateOrder(
   param: UpdateParam,
 ): Promise<Order> {
   const secondary: SecondaryContact[] | undefined =
-    param.userMetadata?.secondaryContacts === undefined
+    param.userMetadata?.secondaryContacts == null
       ? undefined
       : SecondaryContactsSchema.parse(param.userMetadata.secondaryContacts);
   const contactIds = secondary?.map((c) => c.contactId) ?? [];

@@ -1,6 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { orders } from "../../db/schema";
 import { ValidationError } from "../../lib/errors";
+import { scaleCents, sumCents } from "../../lib/money";
+import { itemGross } from "../../schemas/orders";
 import type { ItemValues } from "../orders/order-record";
 
 export const DEFAULT_CURRENCY = "EUR";
@@ -13,11 +15,20 @@ export function vatOfGross(grossCents: number, percent: number): number {
   return Math.round((grossCents * percent) / (100 + percent));
 }
 
-/** The receipt's figures, from the order as it is written: a line per item, amounts gross. */
+/**
+ * The receipt's figures, from the order as it is written: a line per item, amounts gross (each
+ * line's after its own discount: itemGross), with its VAT.
+ *
+ * The receipt's VAT is the order's amountVatCents when sent. Else it is the lines' VAT, scaled by
+ * the share of the lines' gross that was paid: what the amount leaves after shipment, when that is
+ * less than the lines' sum (the order's discount, or an amount below the items'). A discount lowers
+ * the taxable base of every line in proportion, so the VAT falls with it; a receipt never states
+ * more VAT than its total (clamped to 0..amount).
+ */
 export function orderReceiptFigures(order: OrderInsert, items: ItemValues[]) {
   const lines = items.map((item, index) => {
     const quantity = item.quantity ?? 1;
-    const gross = item.amountCents ?? (item.unitPriceCents ?? 0) * quantity;
+    const gross = itemGross(item) ?? 0; // within range: the schema refused any other
     const vat = vatOfGross(gross, item.vatPercentage ?? order.amountVatPercentage ?? 0);
     return {
       line_index: item.lineIndex,
@@ -32,13 +43,26 @@ export function orderReceiptFigures(order: OrderInsert, items: ItemValues[]) {
       unit_price_cents: item.unitPriceCents ?? (quantity ? Math.round(gross / quantity) : gross),
       vat_amount_cents: vat,
       vat_percent: item.vatPercentage ?? null,
+      gross,
     };
   });
-  const vatAmountCents =
-    order.amountVatCents ?? lines.reduce((sum, line) => sum + line.vat_amount_cents, 0);
   const customerName =
     [order.buyerFirstname, order.buyerLastname].filter(Boolean).join(" ") || null;
-  return { lines, vatAmountCents, customerName };
+  return {
+    lines: lines.map(({ gross: _, ...line }) => line),
+    vatAmountCents: order.amountVatCents ?? paidVat(order, lines),
+    customerName,
+  };
+}
+
+/** The lines' VAT on the part of their gross that the amount paid (see orderReceiptFigures). */
+function paidVat(order: OrderInsert, lines: { gross: number; vat_amount_cents: number }[]): number {
+  const linesVat = sumCents(lines.map((line) => line.vat_amount_cents)) ?? 0;
+  const linesGross = sumCents(lines.map((line) => line.gross)) ?? 0;
+  const goods = Math.max(order.amountCents - (order.amountShipmentCents ?? 0), 0);
+  const vat =
+    linesGross > 0 && goods < linesGross ? scaleCents(linesVat, goods, linesGross) : linesVat;
+  return Math.min(Math.max(vat, 0), order.amountCents);
 }
 
 export interface OrderReference {
@@ -68,10 +92,8 @@ export type OrderReceiptParams = Record<(typeof RECEIPT_PARAMS)[number], unknown
 export function orderReceiptParams(order: OrderInsert, items: ItemValues[]): OrderReceiptParams {
   const { lines, vatAmountCents, customerName } = orderReceiptFigures(order, items);
   // decisions.md: no negative total, derived ones included. The receipt's net total is the amount
-  // less its VAT: an amountVatCents over the amount is refused before anything is written. (The
-  // lines' VAT, used when amountVatCents is absent, is figured on their gross before the order's
-  // discount, so a discounted order may sum more VAT than it was paid; that is not the caller's
-  // error, and is left as it is.)
+  // less its VAT: an amountVatCents over the amount is refused before anything is written (a VAT
+  // the receipt derives never exceeds the amount: orderReceiptFigures).
   if (order.amountVatCents != null && order.amountVatCents > order.amountCents) {
     throw new ValidationError([
       {
@@ -85,7 +107,11 @@ export function orderReceiptParams(order: OrderInsert, items: ItemValues[]): Ord
     terminalName: order.sourceExternalType ?? null,
     customerName,
     refDate: `${order.orderDate}T00:00:00.000Z`,
-    discountTotalCents: order.amountDiscountCents ?? 0,
+    // The order's discount and its lines' own (decisions.md's range: the schema summed them).
+    discountTotalCents: sumCents([
+      order.amountDiscountCents ?? 0,
+      ...items.map((item) => item.amountDiscountCents ?? 0),
+    ]),
     totalCents: order.amountCents,
     totalNoVatCents: order.amountCents - vatAmountCents,
     vatAmountCents,
