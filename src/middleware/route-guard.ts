@@ -60,7 +60,9 @@ function undecodableParameter(c: Context<AppEnv>, routePath: string): string | u
  * a wrong address never depends on its content type or body (a POST to an unknown path is 404, not
  * 415; without a valid key every versioned path is 401 first):
  * - no endpoint has this path: 404 NOT_FOUND;
- * - endpoints have it, with other methods: 405 METHOD_NOT_ALLOWED, with `Allow`;
+ * - endpoints have it, with other methods: 405 METHOD_NOT_ALLOWED, with `Allow`; also when a
+ *   parameter route of this method would take a path that is an endpoint of its own (GET
+ *   /api/v4/orders/query is 405 with `Allow: POST`, not a 400 for an order id "query");
  * - a path parameter that is not percent-encoded UTF-8 (a lone surrogate's `%ED%A0%80`, `%FF`):
  *   400 naming `param.<name>`. The router would pass such a segment on undecoded, so that two
  *   different paths would name the same resource.
@@ -70,6 +72,21 @@ function undecodableParameter(c: Context<AppEnv>, routePath: string): string | u
  */
 export function routeGuard(routes: () => readonly RouteEntry[]) {
   let endpoints: Endpoint[] | undefined;
+  let literals: Map<string, Set<string>> | undefined;
+  /** The methods of the endpoint whose path is exactly `path`, without parameters (if any). */
+  const literalMethods = (path: string): Set<string> | undefined => {
+    if (!literals) {
+      literals = new Map();
+      for (const { method, path: p } of routes()) {
+        if (method === "ALL" || p.includes("*") || p.includes(":")) continue;
+        const methods = literals.get(p) ?? new Set<string>();
+        methods.add(method);
+        if (method === "GET") methods.add("HEAD");
+        literals.set(p, methods);
+      }
+    }
+    return literals.get(path);
+  };
   const wrongAddress = (c: Context<AppEnv>): NotFoundError | MethodNotAllowedError => {
     endpoints ??= endpointsOf(routes());
     const allowed = new Set(
@@ -84,6 +101,14 @@ export function routeGuard(routes: () => readonly RouteEntry[]) {
       (route) => route.method === method && !route.path.includes("*"),
     );
     if (!endpoint) throw wrongAddress(c);
+    // A path that is an endpoint of its own (POST /api/v4/orders/query) is that resource, though a
+    // parameter route of another method would take it (GET /api/v4/orders/:id with id "query").
+    if (endpoint.path.includes(":")) {
+      const own = literalMethods(c.req.path);
+      if (own && !own.has(c.req.method)) {
+        throw new MethodNotAllowedError(c.req.method, [...own].sort());
+      }
+    }
     const parameter = undecodableParameter(c, endpoint.path);
     if (parameter) {
       throw new ValidationError([

@@ -47,7 +47,12 @@ export async function assertDocumented(method: string, url: string, response: Re
     throw new Error(`${where}: an error answered as ${contentType}, not problem+json`);
   }
   const path = new URL(url).pathname;
-  const route = documentedRoutes().find((r) => r.method === method && r.pattern.test(path));
+  // OpenAPI matches a concrete path before a templated one: GET /api/v4/orders/query is the query
+  // path's (which has no GET), not /api/v4/orders/{id}'s.
+  const concrete = documentedRoutes().some((r) => r.path === path);
+  const route = documentedRoutes().find(
+    (r) => r.method === method && (concrete ? r.path === path : r.pattern.test(path)),
+  );
   if (!route) return;
   const declared = route.responses[String(response.status)];
   if (!declared) throw new Error(`${where}: status not declared for ${route.path}`);
@@ -94,7 +99,12 @@ export async function assertDocumented(method: string, url: string, response: Re
  */
 export async function assertAcceptedBodyDocumented(method: string, url: string, body: unknown) {
   const path = new URL(url).pathname;
-  const route = documentedRoutes().find((r) => r.method === method && r.pattern.test(path));
+  // OpenAPI matches a concrete path before a templated one: GET /api/v4/orders/query is the query
+  // path's (which has no GET), not /api/v4/orders/{id}'s.
+  const concrete = documentedRoutes().some((r) => r.path === path);
+  const route = documentedRoutes().find(
+    (r) => r.method === method && (concrete ? r.path === path : r.pattern.test(path)),
+  );
   if (!route) return;
   const issues = await publishedIssues(
     ["paths", route.path, method.toLowerCase(), "requestBody"],

@@ -36,7 +36,7 @@ export const putCouponRoute = createRoute({
   operationId: "putCoupon",
   summary: "Create or replace a coupon",
   description:
-    "Not part of the original interface, which has no write for coupons: creates the winery's coupon with this code (matched case-insensitively, stored as written in the path), or replaces it with its rules, in one transaction. The coupon id, createdAt and its recorded uses survive a replace. `discountType` percent needs `discountPercent` (0..100), fixed needs `discountCents`; the other one is stored as null. Uses are recorded in the coupon_uses table by whatever consumes a coupon (the demo seed records some); `useCount` is their number.",
+    "Not part of the original interface, which has no write for coupons: creates the winery's coupon with this code (matched case-insensitively, stored as written in the path), or replaces it with its rules, in one transaction. The coupon id, createdAt and its recorded uses survive a replace. `discountType` percent needs `discountPercent` (0..100), fixed needs `discountCents`; the other one is stored as null. Uses are recorded in the coupon_uses table by whatever consumes a coupon (the demo seed records some); `useCount` is their number. The path `/coupons/validate` (lower case) is E5's, which takes POST only: GET or PUT there is 405; a coupon with that code is addressed in another case (`VALIDATE`).",
   request: { params: CouponCodeParamsSchema, body: jsonRequestBody(CouponInputSchema) },
   responses: {
     200: jsonResponse(CouponSchema, "The stored coupon."),
@@ -50,7 +50,8 @@ export const getCouponRoute = createRoute({
   tags: ["Coupons"],
   operationId: "getCoupon",
   summary: "Coupon with its rules and use count",
-  description: "The winery's coupon with this code (case-insensitive), its rules and `useCount`.",
+  description:
+    "The winery's coupon with this code (case-insensitive), its rules and `useCount`. The path `/coupons/validate` (lower case) is E5's, which takes POST only: GET or PUT there is 405; a coupon with that code is addressed in another case (`VALIDATE`).",
   request: { params: CouponCodeParamsSchema },
   responses: {
     200: jsonResponse(CouponSchema, "The coupon."),
