@@ -106,6 +106,9 @@ export const ProductInputSchema = z
     },
   )
   .extend({
+    id: Uuid.nullish().openapi({
+      description: "When present (not null), must equal the path's id (400).",
+    }),
     categories: z
       .array(CategoryInputSchema)
       .max(100)
@@ -133,6 +136,16 @@ export const ProductInputSchema = z
         unique((f: Record<string, unknown>, i) => (typeof f.id === "number" ? f.id : `new ${i}`)),
         "lists a file id twice",
       ),
+  })
+  .superRefine((product, ctx) => {
+    const { validityFrom: from, validityTo: to } = product;
+    if (from != null && to != null && from > to) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["validityTo"],
+        message: "must not be before validityFrom",
+      });
+    }
   })
   .openapi("ProductInput");
 export type ProductInput = z.infer<typeof ProductInputSchema>;

@@ -103,13 +103,20 @@ export const ReceiptQuerySchema = z
         "`field` or `field,asc|desc`, field one of createdAt, refDate, totalCents, progressiveNumber; default `createdAt,desc`; a field alone sorts ascending. Ties are broken by id in the same direction.",
     }),
     customerName: text().openapi({
-      description: "Case-insensitive substring of the customer name.",
+      description:
+        "Case-insensitive substring of the customer name (the buyer's first and last name on E1's receipts). Empty: no filter.",
     }),
     documentStatus: text().openapi({ description: "Matches the receipt's `status` exactly." }),
     externalEntityId: text(),
     externalReceiptId: text(),
-    terminalId: text(),
-    terminalName: text(),
+    terminalId: text().openapi({
+      description:
+        "Matches the receipt's terminal id exactly: set by the point-of-sale suite that issued it (not a field of ReceiptV2). Receipts issued by E1 have none: an order's terminal context is its sourceExternal.type (see terminalName).",
+    }),
+    terminalName: text().openapi({
+      description:
+        "Matches the receipt's terminal name exactly: for receipts issued by E1, the order's sourceExternal.type (the interface's terminal context).",
+    }),
     wineryChannelId: text(),
     wineryChannelIds: List,
     startDate: DateOrDateTime.openapi({

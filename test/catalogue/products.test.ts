@@ -278,6 +278,8 @@ describe("PUT/GET /v2/product-catalog/products/{id}: errors", () => {
     ["channels", { channels: [{ wineryChannelId: "" }] }],
     ["files[0].displayOrder", { files: [{ displayOrder: "first" }] }],
     ["attributeAssignments[0].attributeValueId", { attributeAssignments: [{ attributeId: 1 }] }],
+    ["id", { id: crypto.randomUUID() }],
+    ["validityTo", { validityFrom: "2027-12-31", validityTo: "2027-01-01" }],
   ])("names the invalid field %s", async (path, override) => {
     const body = await expectProblem(
       await putProduct(tenant, crypto.randomUUID(), wine(override)),
@@ -285,6 +287,14 @@ describe("PUT/GET /v2/product-catalog/products/{id}: errors", () => {
       "VALIDATION_ERROR",
     );
     expect(body.errors?.map((e) => e.path).some((p) => p.startsWith(path))).toBe(true);
+  });
+
+  it("takes a body id equal to the path's (in any case), or null", async () => {
+    const id = crypto.randomUUID();
+    expect((await putProduct(tenant, id, wine({ id: id.toUpperCase() }))).status).toBe(200);
+    expect((await putProduct(tenant, id, wine({ id: null }))).status).toBe(200);
+    const sameDay = wine({ validityFrom: "2027-01-01", validityTo: "2027-01-01" });
+    expect((await putProduct(tenant, id, sameDay)).status).toBe(200);
   });
 
   it("refuses a channel listed twice", async () => {

@@ -270,6 +270,16 @@ describe("E19 POST /v2/shopplugin/orders: happy", () => {
     expect(before).toEqual({ orders: 1, items: 4 });
   });
 
+  it("replays the same document re-encoded (other whitespace and key order in the string)", async () => {
+    const document = wooOrder();
+    const headers = { "Idempotency-Key": crypto.randomUUID() };
+    const id = await createdId(await postDocument(document, { headers }));
+    const reordered = Object.fromEntries(Object.entries(document).reverse());
+    const again = await post(JSON.stringify(reordered, null, 2), { headers });
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await createdId(again)).toBe(id);
+  });
+
   it("answers 422 for the same Idempotency-Key with another document", async () => {
     const headers = { "Idempotency-Key": crypto.randomUUID() };
     await createdId(await postDocument(wooOrder(), { headers }));

@@ -96,6 +96,7 @@ describe("E4 POST /v2/receipts/query: filters", () => {
     ["saleDocumentStates", { saleDocumentStates: "ISSUED,,X" }, [103]],
     ["customerName (case-insensitive substring)", { customerName: "marco" }, [101, 103]],
     ["customerName with a LIKE wildcard taken literally", { customerName: "100%" }, [103]],
+    ["customerName empty: no filter", { customerName: "" }, [101, 102, 103, 104, 105]],
     ["terminalId", { terminalId: "T1" }, [101]],
     ["terminalName", { terminalName: "Bar" }, [101]],
     ["externalReceiptId", { externalReceiptId: "EXT-103" }, [103]],

@@ -13,8 +13,11 @@ export const upsertShopPluginOrderHandler: RouteHandler<
   // The query's wineryId is the key's: the body middleware answered 403 before validation.
   const { tagName } = c.req.valid("query");
   const key = c.req.valid("header")["Idempotency-Key"];
-  // The document as sent is the fingerprint: the same text with the same tag is the same request.
-  const idempotency = idempotencyOptions(c, key, { tagName, document: await c.req.json() });
+  // The fingerprint is the document's content with the tag (canonical JSON, as for E1's body): the
+  // same order re-encoded (other whitespace or key order in the string) is the same request. The
+  // string parses: validation refused any other.
+  const text: string = await c.req.json();
+  const idempotency = idempotencyOptions(c, key, { tagName, document: JSON.parse(text) });
   const { value, replayed } = await receiveShopOrder(
     c.get("db"),
     c.get("principal").wineryId,

@@ -35,7 +35,12 @@ const PRODUCT_DEFAULTS = {
  */
 const ALL_NULL: Record<string, null> = Object.fromEntries(
   Object.keys(ProductInputSchema.shape)
-    .filter((key) => key !== "wineryId" && !(PRODUCT_CHILDREN as readonly string[]).includes(key))
+    .filter(
+      (key) =>
+        key !== "id" &&
+        key !== "wineryId" &&
+        !(PRODUCT_CHILDREN as readonly string[]).includes(key),
+    )
     .map((key) => [key, null]),
 );
 

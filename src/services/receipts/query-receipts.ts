@@ -66,7 +66,7 @@ export function receiptFilter(wineryId: string, q: ReceiptQuery): SQL {
   if (q.pointOfSaleSuiteIds?.length) {
     conditions.push(uuidIn(r.pointOfSaleSuiteId, q.pointOfSaleSuiteIds));
   }
-  if (q.customerName != null) {
+  if (q.customerName) {
     conditions.push(ilike(r.customerName, `%${escapeLike(q.customerName)}%`));
   }
   // The bounds travel as text that Postgres reads exactly (microseconds), never as a Date.
