@@ -87,3 +87,22 @@ export function errorResponses(...extra: ErrorCode[]) {
 export function readErrorResponses(...extra: ErrorCode[]) {
   return responsesFor([...COMMON.filter((code) => !BODY_ERRORS.includes(code)), ...extra]);
 }
+
+/**
+ * `responses` with the answers of `codes` marked as replayable (Idempotent-Replayed): an idempotent
+ * route's own refusals, which the key keeps and replays (src/services/idempotency/idempotency.ts).
+ */
+export function withReplayedProblems<R extends Record<number, ProblemResponse>>(
+  responses: R,
+  ...codes: ErrorCode[]
+): R {
+  for (const code of codes) {
+    const response = responses[ERROR_STATUS[code]];
+    if (!response) throw new Error(`${code} is not among the route's error responses`);
+    response.headers = {
+      ...response.headers,
+      "Idempotent-Replayed": headerRef("Idempotent-Replayed"),
+    };
+  }
+  return responses;
+}

@@ -164,6 +164,45 @@ describe("E1 idempotency", () => {
     );
   });
 
+  it("replays a refusal of the import (DUPLICATE_ORDER) with its status and members, from KV and from Postgres", async () => {
+    const input = externalOrder();
+    const imported = (await (await importOrder(tenant, input)).json()) as Order;
+    const headers = { "Idempotency-Key": crypto.randomUUID() };
+    const first = await importOrder(tenant, input, headers);
+    expect(first.headers.get("Idempotent-Replayed")).toBeNull();
+    const refused = await expectProblem(first, 409, "DUPLICATE_ORDER");
+    expect(refused.orderId).toBe(imported.id);
+    for (const clear of [false, true]) {
+      if (clear) await clearReplayCache();
+      const again = await importOrder(tenant, input, headers);
+      expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+      const replayed = await expectProblem(again, 409, "DUPLICATE_ORDER");
+      // The same problem, answered to this request: its requestId is this request's.
+      expect({ ...replayed, requestId: refused.requestId }).toEqual(refused);
+      expect(replayed.requestId).toBe(again.headers.get("X-Request-Id"));
+      expect(replayed.requestId).not.toBe(refused.requestId);
+    }
+    await expectProblem(
+      await importOrder(tenant, { ...input, notes: "other" }, headers),
+      422,
+      "IDEMPOTENCY_KEY_REUSED",
+    );
+    expect(await ordersWithExternalId(tenant.wineryId, input.id)).toHaveLength(1);
+  });
+
+  it("keeps nothing for a request refused before the import ran: the key stays free", async () => {
+    const headers = { "Idempotency-Key": crypto.randomUUID() };
+    const input = externalOrder();
+    await expectProblem(
+      await importOrder(tenant, { ...input, date: "2026-02-30" }, headers),
+      400,
+      "VALIDATION_ERROR",
+    );
+    const corrected = await importOrder(tenant, input, headers);
+    expect(corrected.status).toBe(200);
+    expect(corrected.headers.get("Idempotent-Replayed")).toBeNull();
+  });
+
   it("still replays when the KV cache is empty: Postgres holds the truth", async () => {
     const input = externalOrder();
     const key = crypto.randomUUID();

@@ -148,7 +148,7 @@ describe("E14 POST /v2/reservations/{reservationID}/refund: happy", () => {
     );
   });
 
-  it("with a key, a refused refund leaves the key free and the transaction path answers", async () => {
+  it("with a key, a refused refund is answered by the transaction path and kept: another amount needs another key", async () => {
     const id = await paidReservation(5000);
     const headers = { "Idempotency-Key": `refund-${crypto.randomUUID()}` };
     await expectProblem(await refund(tenant, id, 6000, headers), 400, "NOT_REFUNDABLE");
@@ -158,8 +158,9 @@ describe("E14 POST /v2/reservations/{reservationID}/refund: happy", () => {
       "NOT_FOUND",
     );
     expect(await ledgerSum(tenant.wineryId, id)).toBe(0);
-    const retried = await refund(tenant, id, 6000 - 1000, headers);
-    expect(retried.status).toBe(200);
+    await expectProblem(await refund(tenant, id, 5000, headers), 422, "IDEMPOTENCY_KEY_REUSED");
+    const fresh = { "Idempotency-Key": `refund-${crypto.randomUUID()}` };
+    expect((await refund(tenant, id, 5000, fresh)).status).toBe(200);
     expect(await ledgerSum(tenant.wineryId, id)).toBe(5000);
   });
 });
@@ -198,6 +199,25 @@ describe("E14: errors", () => {
 
   it("an unknown reservation is 404", async () => {
     await expectProblem(await refund(tenant, crypto.randomUUID(), 100), 404, "NOT_FOUND");
+  });
+
+  it("a refused refund is kept with its key: the retry replays NOT_REFUNDABLE even once it could pass", async () => {
+    const id = await paidReservation(1000);
+    const headers = { "Idempotency-Key": `refund-${crypto.randomUUID()}` };
+    const first = await refund(tenant, id, 1500, headers);
+    expect(first.headers.get("Idempotent-Replayed")).toBeNull();
+    const refused = await expectProblem(first, 400, "NOT_REFUNDABLE");
+    const again = await refund(tenant, id, 1500, headers);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    const replayed = await expectProblem(again, 400, "NOT_REFUNDABLE");
+    expect(replayed.detail).toBe(refused.detail);
+    expect(await ledgerSum(tenant.wineryId, id)).toBe(0);
+    const unknown = { "Idempotency-Key": `refund-${crypto.randomUUID()}` };
+    const missing = crypto.randomUUID();
+    await expectProblem(await refund(tenant, missing, 100, unknown), 404, "NOT_FOUND");
+    const notFoundAgain = await refund(tenant, missing, 100, unknown);
+    expect(notFoundAgain.headers.get("Idempotent-Replayed")).toBe("true");
+    await expectProblem(notFoundAgain, 404, "NOT_FOUND");
   });
 
   it("the same Idempotency-Key with another amount is 422 and refunds nothing more", async () => {

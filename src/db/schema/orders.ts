@@ -131,7 +131,13 @@ export const idempotencyKeys = pgTable(
     route: text().notNull(),
     key: text().notNull(),
     requestHash: text().notNull(),
+    /** A finished request's answer: the operation's result as JSON text ... */
     responseBody: text(),
+    /**
+     * ... or the problem it ended with (an AppError of 4xx thrown while executing, as JSON text of
+     * its code, message and options): replayed as that problem. One of the two once finished.
+     */
+    responseError: text(),
     createdAt: timestampMs().notNull().defaultNow(),
     expiresAt: timestampMs().notNull(),
   },

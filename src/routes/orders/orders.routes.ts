@@ -10,10 +10,10 @@ import {
   OrderSchema,
   UpdateParamSchema,
 } from "../../schemas/orders";
-import { errorResponses, readErrorResponses } from "../../schemas/problem";
+import { errorResponses, readErrorResponses, withReplayedProblems } from "../../schemas/problem";
 
 const IdempotencyHeadersSchema = idempotencyKeyHeaders(
-  "1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key and payload replays the first response with `Idempotent-Replayed: true`; a different payload is 422 IDEMPOTENCY_KEY_REUSED (the payload is the body together with the path's apiChannelKey: the same body sent to another channel is another payload, since the first answer is an import on the first channel); while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After.",
+  "1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key and payload replays the first response with `Idempotent-Replayed: true`; a different payload is 422 IDEMPOTENCY_KEY_REUSED (the payload is the body together with the path's apiChannelKey: the same body sent to another channel is another payload, since the first answer is an import on the first channel); while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A first request that the import itself refused (409 DUPLICATE_ORDER, 404 for an unknown channel) is kept too: the same key and payload replay that problem (same status, code, detail and members; the requestId and X-Request-Id of the replaying request) with `Idempotent-Replayed: true`. A request refused before the import ran (400 for its body or headers, 401, 403, 413, 415, 429) or failing with 5xx keeps nothing: the key stays free for a corrected or later retry.",
 );
 
 export const importOrderRoute = createRoute({
@@ -38,11 +38,15 @@ export const importOrderRoute = createRoute({
       OrderSchema,
       "The stored order (or, with Idempotent-Replayed: true, the first response again).",
     ),
-    ...errorResponses(
+    ...withReplayedProblems(
+      errorResponses(
+        "NOT_FOUND",
+        "DUPLICATE_ORDER",
+        "IDEMPOTENCY_KEY_IN_USE",
+        "IDEMPOTENCY_KEY_REUSED",
+      ),
       "NOT_FOUND",
       "DUPLICATE_ORDER",
-      "IDEMPOTENCY_KEY_IN_USE",
-      "IDEMPOTENCY_KEY_REUSED",
     ),
   },
 });

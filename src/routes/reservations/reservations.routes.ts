@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonRequestBody, jsonResponse, replayableResponse } from "../../lib/openapi";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
-import { errorResponses } from "../../schemas/problem";
+import { errorResponses, withReplayedProblems } from "../../schemas/problem";
 import { ReservationSchema, VwReservationSchema } from "../../schemas/reservation-views";
 import {
   RefundRequestSchema,
@@ -65,7 +65,7 @@ export const queryReservationsRoute = createRoute({
 });
 
 const RefundIdempotencySchema = idempotencyKeyHeaders(
-  "Optional, as on E1: 1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key with the same reservationID and amount replays the first answer with `Idempotent-Replayed: true` and refunds nothing more; another payload is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A refused refund (400, 404) stores nothing, so the key stays free.",
+  "Optional, as on E1: 1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key with the same reservationID and amount replays the first answer with `Idempotent-Replayed: true` and refunds nothing more; another payload is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A refund the service refused once it ran (400 NOT_REFUNDABLE, 404 for an unknown reservation) is kept too: the same key and payload replay that problem (its requestId and X-Request-Id the replaying request's) with `Idempotent-Replayed: true`, so a new attempt needs a new key. A request refused before it ran (400 for its body or headers, 401, 403, 413, 415, 429) or failing with 5xx keeps nothing.",
 );
 
 export const refundReservationRoute = createRoute({
@@ -90,11 +90,15 @@ export const refundReservationRoute = createRoute({
       VwReservationSchema,
       "The reservation after the refund (or, with Idempotent-Replayed: true, the first answer again).",
     ),
-    ...errorResponses(
+    ...withReplayedProblems(
+      errorResponses(
+        "NOT_FOUND",
+        "NOT_REFUNDABLE",
+        "IDEMPOTENCY_KEY_IN_USE",
+        "IDEMPOTENCY_KEY_REUSED",
+      ),
       "NOT_FOUND",
       "NOT_REFUNDABLE",
-      "IDEMPOTENCY_KEY_IN_USE",
-      "IDEMPOTENCY_KEY_REUSED",
     ),
   },
 });

@@ -4,7 +4,12 @@ import { isDatabaseUnavailable, postgresError } from "../../db/errors";
 import { type RawStatement, rawBatch, renderedOnce } from "../../db/raw-batch";
 import { idempotencyKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from "../../lib/errors";
+import {
+  AppError,
+  type ErrorCode,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+} from "../../lib/errors";
 
 /** Completed responses are replayable for this long (decisions.md: at least 24 hours). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -37,11 +42,16 @@ export interface ReplayCache {
   put(key: string, value: string, options: { expirationTtl: number }): Promise<void>;
 }
 
-/** A finished request's result, as the JSON text of the value its operation returned. */
-interface CachedEntry {
-  requestHash: string;
-  body: string;
-}
+/**
+ * A finished request's result: the JSON text of the value its operation returned (`body`), or the
+ * problem it ended with while executing (`error`: storedProblem's text), one of the two.
+ */
+export type StoredResult =
+  | { body: string; error?: undefined }
+  | { error: string; body?: undefined };
+
+/** A finished request's result in the replay cache, with the payload's fingerprint. */
+type CachedEntry = { requestHash: string } & StoredResult;
 
 async function cacheKey(scope: IdempotencyScope): Promise<string> {
   return `idem:${scope.wineryId}:${scope.route}:${await sha256Hex(scope.key)}`;
@@ -55,7 +65,7 @@ export async function replayFromCache(
   kv: ReplayCache,
   scope: IdempotencyScope,
   hash: string,
-): Promise<string | undefined> {
+): Promise<StoredResult | undefined> {
   let cached: CachedEntry | null;
   try {
     // Inside the try: a binding may throw as well as reject.
@@ -67,16 +77,16 @@ export async function replayFromCache(
   }
   if (!cached) return undefined;
   if (cached.requestHash !== hash) throw new IdempotencyKeyReusedError();
-  return cached.body;
+  return typeof cached.error === "string" ? { error: cached.error } : { body: cached.body };
 }
 
 export async function cacheResponse(
   kv: ReplayCache,
   scope: IdempotencyScope,
   hash: string,
-  body: string,
+  result: StoredResult,
 ): Promise<void> {
-  const entry: CachedEntry = { requestHash: hash, body };
+  const entry: CachedEntry = { requestHash: hash, ...result };
   try {
     await kv.put(await cacheKey(scope), JSON.stringify(entry), {
       expirationTtl: IDEMPOTENCY_TTL_SECONDS,
@@ -118,7 +128,7 @@ function lockAndClaim(scope: ScopeValues, hash: unknown): SQL {
       select ${wineryId}, ${route}, ${key}, ${hash}, now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})
       from lock where lock.locked
       on conflict (winery_id, route, key) do update
-        set request_hash = excluded.request_hash, response_body = null,
+        set request_hash = excluded.request_hash, response_body = null, response_error = null,
             created_at = now(), expires_at = excluded.expires_at
         where idempotency_keys.expires_at < now()
       returning 1
@@ -129,7 +139,7 @@ function lockAndClaim(scope: ScopeValues, hash: unknown): SQL {
  * Claims the key inside the caller's transaction. A concurrent holder of the same key makes this
  * fail at once with IDEMPOTENCY_KEY_IN_USE (a transaction-scoped advisory lock, tried, never
  * waited on); an earlier finished request with the same payload is returned for replay (its result
- * as JSON text); a different payload is IDEMPOTENCY_KEY_REUSED. Because the claim row commits or
+ * or its problem, as JSON text); a different payload is IDEMPOTENCY_KEY_REUSED. Because the claim row commits or
  * rolls back with the write, a failed attempt leaves the key free for a retry.
  *
  * A payload is compared only with a finished request's. The statement's snapshot is taken before
@@ -140,7 +150,7 @@ export async function claimIdempotencyKey(
   tx: TxDb,
   scope: IdempotencyScope,
   hash: string,
-): Promise<string | undefined> {
+): Promise<StoredResult | undefined> {
   const { wineryId, route, key } = scope;
   // One statement (one round trip): try the lock; if held, claim the key (taking over an expired
   // record); and read the record as it stood before this statement, for the replay.
@@ -149,10 +159,11 @@ export async function claimIdempotencyKey(
     claimed: boolean;
     request_hash: string | null;
     response_body: string | null;
+    response_error: string | null;
   }>(sql`
     with ${lockAndClaim(scope, hash)}
     select lock.locked, exists (select 1 from claim) as claimed,
-      existing.request_hash, existing.response_body
+      existing.request_hash, existing.response_body, existing.response_error
     from lock
     left join idempotency_keys existing
       on existing.winery_id = ${wineryId} and existing.route = ${route} and existing.key = ${key}`);
@@ -160,19 +171,25 @@ export async function claimIdempotencyKey(
   if (!row?.locked) throw new IdempotencyKeyInUseError();
   if (row.claimed) return undefined;
   // Not claimed, so another request holds or just finished the key; unseen or unfinished is 409.
-  if (row.request_hash === null || row.response_body === null) throw new IdempotencyKeyInUseError();
+  const finished =
+    row.response_body !== null
+      ? { body: row.response_body }
+      : row.response_error !== null
+        ? { error: row.response_error }
+        : undefined;
+  if (row.request_hash === null || finished === undefined) throw new IdempotencyKeyInUseError();
   if (row.request_hash !== hash) throw new IdempotencyKeyReusedError();
-  return row.response_body;
+  return finished;
 }
 
 export async function completeIdempotencyKey(
   tx: TxDb,
   scope: IdempotencyScope,
-  body: string,
+  result: StoredResult,
 ): Promise<void> {
   await tx
     .update(idempotencyKeys)
-    .set({ responseBody: body })
+    .set({ responseBody: result.body ?? null, responseError: result.error ?? null })
     .where(
       and(
         eq(idempotencyKeys.wineryId, scope.wineryId),
@@ -210,9 +227,49 @@ export interface IdempotentResult<T> {
 }
 
 /**
+ * The codes an operation may end with that are kept as the key's result and replayed (decisions.md:
+ * the first response again, status and body): the operation's own refusals, decided once it ran
+ * (E1's DUPLICATE_ORDER or unknown channel, E14's NOT_FOUND or NOT_REFUNDABLE). Never the key's own
+ * conflicts, nor anything decided before the operation ran (a body that fails its schema, 401,
+ * 403, 429: the same key may come back corrected) or a failure of the service (5xx: it may pass).
+ */
+const NOT_KEPT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "IDEMPOTENCY_KEY_IN_USE",
+  "IDEMPOTENCY_KEY_REUSED",
+  "RATE_LIMITED",
+]);
+
+/** The problem an operation ended with, as the JSON text the key keeps; undefined if not kept. */
+function storedProblem(error: unknown): string | undefined {
+  if (!(error instanceof AppError) || error.status >= 500 || NOT_KEPT.has(error.code)) {
+    return undefined;
+  }
+  return JSON.stringify({ code: error.code, message: error.message, options: error.options });
+}
+
+/**
+ * A kept problem, answered again: the same code, detail, field errors and members, marked as a
+ * replay (its requestId is the replaying request's, as its X-Request-Id is: decisions.md).
+ */
+export class ReplayedProblemError extends AppError {}
+
+function replayedProblem(text: string): ReplayedProblemError {
+  const { code, message, options } = JSON.parse(text) as {
+    code: ErrorCode;
+    message: string;
+    options: AppError["options"];
+  };
+  return new ReplayedProblemError(code, message, {
+    ...options,
+    headers: { ...options.headers, "Idempotent-Replayed": "true" },
+  });
+}
+
+/**
  * Runs `execute` once per (winery, route, key): a replay from KV when cached (one KV read), else
  * one transaction that claims the key, executes, and stores the result with the write. A replay is
- * the first result's JSON text parsed back, so it serialises to the same bytes.
+ * the first result's JSON text parsed back, so it serialises to the same bytes; a kept problem
+ * (storedProblem) is thrown again as a ReplayedProblemError.
  */
 export async function runIdempotently<T>(
   db: Database,
@@ -226,11 +283,16 @@ export async function runIdempotently<T>(
   return runInTransaction(db, scope, hash, options, execute);
 }
 
-const replay = <T>(body: string): IdempotentResult<T> => ({
-  value: JSON.parse(body) as T,
-  replayed: true,
-});
+function replay<T>(result: StoredResult): IdempotentResult<T> {
+  if (result.error !== undefined) throw replayedProblem(result.error);
+  return { value: JSON.parse(result.body) as T, replayed: true };
+}
 
+/**
+ * The transaction of runIdempotently: claim, execute, keep the result. `execute` runs under a
+ * savepoint, so that a problem it ends with (storedProblem) undoes its writes only: the claim and
+ * the kept problem commit, and the problem is thrown to answer this request.
+ */
 async function runInTransaction<T>(
   db: Database,
   scope: IdempotencyScope,
@@ -240,15 +302,25 @@ async function runInTransaction<T>(
 ): Promise<IdempotentResult<T>> {
   const outcome = await db.transaction(async (tx) => {
     const previous = await claimIdempotencyKey(tx, scope, hash);
-    if (previous !== undefined) return { body: previous, replayed: true };
-    const body = JSON.stringify(await execute(tx));
-    await completeIdempotencyKey(tx, scope, body);
-    return { body, replayed: false };
+    if (previous !== undefined) return { result: previous, replayed: true };
+    let value: T;
+    try {
+      value = await tx.transaction((savepoint) => execute(savepoint));
+    } catch (error) {
+      const problem = storedProblem(error);
+      if (problem === undefined) throw error;
+      const kept: StoredResult = { error: problem };
+      await completeIdempotencyKey(tx, scope, kept);
+      return { result: kept, replayed: false, thrown: error };
+    }
+    const result: StoredResult = { body: JSON.stringify(value) };
+    await completeIdempotencyKey(tx, scope, result);
+    return { result, replayed: false };
   });
-  options.waitUntil(cacheResponse(options.cache, scope, hash, outcome.body));
-  return outcome.replayed
-    ? replay<T>(outcome.body)
-    : { value: JSON.parse(outcome.body) as T, replayed: false };
+  options.waitUntil(cacheResponse(options.cache, scope, hash, outcome.result));
+  if (outcome.thrown !== undefined) throw outcome.thrown;
+  if (outcome.replayed) return replay<T>(outcome.result);
+  return { value: JSON.parse(outcome.result.body ?? "null") as T, replayed: false };
 }
 
 /** The key's values as the one-request path's statements bind them (see storedAnswerOnce). */
@@ -343,7 +415,7 @@ export async function runIdempotentlyInOneRequest<T>(
   }
   const body = results.at(-1)?.[0]?.body;
   if (typeof body !== "string") throw new Error("idempotent batch stored no answer");
-  options.waitUntil(cacheResponse(options.cache, scope, hash, body));
+  options.waitUntil(cacheResponse(options.cache, scope, hash, { body }));
   return { value: JSON.parse(body) as T, replayed: false };
 }
 

@@ -256,7 +256,12 @@ export async function importOrder(
         // as writeOrder's answer on the other paths).
         storedAnswer: (key) => renderedImport.storedAnswer({ ...p, ...key }),
       },
-      (tx) => writeOrder(tx, wineryId, apiChannelKey, order),
+      // Its refusals in the interface's terms inside the transaction, so that the key keeps them
+      // (DUPLICATE_ORDER and an unknown channel are replayed like an answer).
+      (tx) =>
+        writeOrder(tx, wineryId, apiChannelKey, order).catch((error: unknown) =>
+          explainWriteError(error, db.http, wineryId, input),
+        ),
     );
   } catch (error) {
     return explainWriteError(error, db.http, wineryId, input);

@@ -1,0 +1,1 @@
+ALTER TABLE "idempotency_keys" ADD COLUMN "response_error" text;
