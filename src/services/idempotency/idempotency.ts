@@ -139,8 +139,9 @@ function lockAndClaim(scope: ScopeValues, hash: unknown): SQL {
  * Claims the key inside the caller's transaction. A concurrent holder of the same key makes this
  * fail at once with IDEMPOTENCY_KEY_IN_USE (a transaction-scoped advisory lock, tried, never
  * waited on); an earlier finished request with the same payload is returned for replay (its result
- * or its problem, as JSON text); a different payload is IDEMPOTENCY_KEY_REUSED. Because the claim row commits or
- * rolls back with the write, a failed attempt leaves the key free for a retry.
+ * or its kept problem, as JSON text); a different payload is IDEMPOTENCY_KEY_REUSED. Because the
+ * claim row commits or rolls back with the write, an attempt that fails (other than with a kept
+ * problem: runInTransaction) leaves the key free for a retry.
  *
  * A payload is compared only with a finished request's. The statement's snapshot is taken before
  * the lock is tried, so a holder that commits in between is invisible to the read yet blocks the
