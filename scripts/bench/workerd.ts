@@ -17,7 +17,11 @@ import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { RATE_LIMIT_TIERS } from "../../src/services/auth/rate-limit-tiers";
+import {
+  bindingLimit,
+  RATE_LIMIT_TIERS,
+  type RateLimitPolicy,
+} from "../../src/services/auth/rate-limit-tiers";
 
 const execFileAsync = promisify(execFile);
 
@@ -82,11 +86,14 @@ export const RATE_LIMIT_MODULE = `export default function ({ limit, period }) {
 
 const RATE_LIMIT_MODULE_NAME = "bench-internal:ratelimit";
 
-/** The `[[ratelimits]]` bindings of wrangler.toml, as wrapped bindings over RATE_LIMIT_MODULE. */
+/**
+ * The `[[ratelimits]]` bindings of wrangler.toml, as wrapped bindings over RATE_LIMIT_MODULE, each
+ * with its binding's own limit (in units for a tier that has them).
+ */
 export function rateLimitBindings(): string[] {
   return Object.values(RATE_LIMIT_TIERS).map(
-    ({ binding, limit, period }) =>
-      `(name = ${capnpString(binding)}, wrapped = (moduleName = ${capnpString(RATE_LIMIT_MODULE_NAME)}, innerBindings = [(name = "limit", json = "${limit}"), (name = "period", json = "${period}")]))`,
+    (policy: RateLimitPolicy) =>
+      `(name = ${capnpString(policy.binding)}, wrapped = (moduleName = ${capnpString(RATE_LIMIT_MODULE_NAME)}, innerBindings = [(name = "limit", json = "${bindingLimit(policy)}"), (name = "period", json = "${policy.period}")]))`,
   );
 }
 

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { cpuPerRequest, groupOf } from "../../scripts/bench/dev-ratios";
 import { RATE_LIMIT_MODULE, rateLimitBindings } from "../../scripts/bench/workerd";
-import { RATE_LIMIT_TIERS } from "../../src/services/auth/rate-limit-tiers";
+import { bindingLimit, RATE_LIMIT_TIERS } from "../../src/services/auth/rate-limit-tiers";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
@@ -140,10 +140,11 @@ describe("the bench Worker's rate limiting bindings", () => {
   it("are one wrapped binding per tier, with the tier's limit and period", () => {
     const bindings = rateLimitBindings();
     expect(bindings).toHaveLength(Object.keys(RATE_LIMIT_TIERS).length);
-    for (const { binding, limit, period } of Object.values(RATE_LIMIT_TIERS)) {
+    for (const policy of Object.values(RATE_LIMIT_TIERS)) {
+      const { binding, period } = policy;
       expect(bindings).toContainEqual(
         expect.stringContaining(
-          `(name = "${binding}", wrapped = (moduleName = "bench-internal:ratelimit", innerBindings = [(name = "limit", json = "${limit}"), (name = "period", json = "${period}")]))`,
+          `(name = "${binding}", wrapped = (moduleName = "bench-internal:ratelimit", innerBindings = [(name = "limit", json = "${bindingLimit(policy)}"), (name = "period", json = "${period}")]))`,
         ),
       );
     }

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import {
   ASSIGNABLE_RATE_LIMIT_TIERS,
+  bindingLimit,
   RATE_LIMIT_TIERS,
   type RateLimitPolicy,
 } from "../../src/services/auth/rate-limit-tiers";
@@ -24,7 +25,7 @@ describe("rate-limit tiers and wrangler.toml", () => {
       const policy: RateLimitPolicy = RATE_LIMIT_TIERS[tier];
       const { binding, limit, period, unit = 1 } = policy;
       expect(limit % unit, `${tier}: a whole number of units`).toBe(0);
-      expect(declared[binding], tier).toEqual({ limit: limit / unit, period });
+      expect(declared[binding], tier).toEqual({ limit: bindingLimit(policy), period });
     }
     expect(bindings).toHaveLength(ASSIGNABLE_RATE_LIMIT_TIERS.length);
   });

@@ -43,6 +43,9 @@ export const RATE_LIMIT_TIERS = {
 
 export type RateLimitTier = keyof typeof RATE_LIMIT_TIERS;
 
+/** The limit the tier's binding counts to: requests, or units of `unit` requests. */
+export const bindingLimit = (policy: RateLimitPolicy): number => policy.limit / (policy.unit ?? 1);
+
 export const DEFAULT_RATE_LIMIT_TIER: RateLimitTier = "standard";
 
 /**
