@@ -89,9 +89,10 @@ export function routeGuard(routes: () => readonly RouteEntry[]) {
   };
   const wrongAddress = (c: Context<AppEnv>): NotFoundError | MethodNotAllowedError => {
     endpoints ??= endpointsOf(routes());
-    const allowed = new Set(
-      endpoints.filter((e) => e.pattern.test(c.req.path)).flatMap((e) => [...e.methods]),
-    );
+    // A path that is an endpoint of its own allows its own methods only (see the middleware).
+    const allowed =
+      literalMethods(c.req.path) ??
+      new Set(endpoints.filter((e) => e.pattern.test(c.req.path)).flatMap((e) => [...e.methods]));
     if (allowed.size === 0) return new NotFoundError("Route", `${c.req.method} ${c.req.path}`);
     return new MethodNotAllowedError(c.req.method, [...allowed].sort());
   };

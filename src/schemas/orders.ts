@@ -21,9 +21,9 @@ export const ExternalOrderItemSchema = z
       description:
         "The line's gross amount after its own discount. When absent: unitPriceCents × quantity − amountDiscountCents (not negative, else 400).",
     }),
-    amountDiscountCents: money64.openapi({
+    amountDiscountCents: Int64.min(0).nullish().openapi({
       description:
-        "The line's own discount: subtracted from unitPriceCents × quantity when amountCents is absent (amountCents, when sent, already has it). The receipt's line shows it, and its discountTotalCents counts it.",
+        "The line's own discount, not negative and not above unitPriceCents × quantity (else 400): subtracted from it when amountCents is absent (amountCents, when sent, already has it). The receipt's line shows it, and its discountTotalCents counts it.",
     }),
     attributesSnapshot: NullableFreeObject.optional(),
     commercialDiscounts: NullableFreeObject.optional(),
@@ -75,16 +75,23 @@ export const ExternalOrderSchema = z
     zipcode: text(50),
     amountCents: Int64.min(0).nullish().openapi({
       description:
-        "Gross amount paid. When absent: totals.totalCents, else the items' sum plus shipment minus discount.",
+        "Gross amount paid. When absent: totals.totalCents, else the items' sum plus shipment minus discount. The receipt has a line per item (each at its own gross) and one payment of this amount, so when an amount is sent that differs from the items' sum plus shipment minus discount, its lines do not add up to its total.",
     }),
-    amountDiscountCents: money64,
+    amountDiscountCents: Int64.min(0).nullish().openapi({
+      description:
+        "The order's discount, not negative (else 400): taken from the items' sum plus shipment when amountCents is absent; the receipt's discountTotalCents is it plus the items' own.",
+    }),
     amountExciseDutyCents: money32,
     amountVatCents: Int32.min(0).nullish().openapi({
       description:
         "The VAT included in the amount; not negative and not above the amount (the receipt's net total would be negative; else 400). When absent, the receipt's VAT is the items' VAT (each line's on its gross), scaled by the share of the items' gross that was paid when the order's discount (or an amount below the items' sum plus shipment) took some of it.",
     }),
     amountShipmentCents: money64,
-    amountVatPercentage: z.number().min(0).max(100).nullish().openapi({ format: "double" }),
+    amountVatPercentage: z.number().min(0).max(100).nullish().openapi({
+      format: "double",
+      description:
+        "The rate of the items without their own vatPercentage, and of an order without items, for the receipt's VAT when amountVatCents is absent.",
+    }),
     buyerEmail: text(320),
     buyerFirstname: text(),
     buyerLastname: text(),
@@ -164,16 +171,20 @@ export function orderAmount(order: {
     if (product === undefined) {
       return { ok: false, path: ["items", index, "unitPriceCents"], message: PRODUCT_OUT_OF_RANGE };
     }
-    const line = itemGross(item);
-    if (line === undefined) {
-      return { ok: false, path: ["items", index, "amountDiscountCents"], message: OUT_OF_RANGE };
-    }
-    if (line < 0) {
+    // A discount is taken from unitPriceCents × quantity: never more than that (a credit line, of
+    // negative amount or price, has no discount to take).
+    const discount = item.amountDiscountCents ?? 0;
+    const applies = item.unitPriceCents != null || item.amountCents == null;
+    if (discount > 0 && applies && discount > product) {
       return {
         ok: false,
         path: ["items", index, "amountDiscountCents"],
-        message: `exceeds the line's ${product} cents (unitPriceCents × quantity): a negative line total`,
+        message: `exceeds the line's ${product} cents (unitPriceCents × quantity)`,
       };
+    }
+    const line = itemGross(item);
+    if (line === undefined) {
+      return { ok: false, path: ["items", index, "amountDiscountCents"], message: OUT_OF_RANGE };
     }
     lines.push(line);
   }

@@ -44,6 +44,10 @@ const MetadataInputSchema = z
     validityFrom: optional(CalendarDate),
     validityTo: optional(CalendarDate),
   })
+  .refine((m) => m.validityFrom == null || m.validityTo == null || m.validityFrom <= m.validityTo, {
+    path: ["validityTo"],
+    message: "must not be before validityFrom",
+  })
   .openapi("ProductMetadataInput");
 
 const FileMembers = z.object({

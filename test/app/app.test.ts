@@ -86,6 +86,9 @@ describe("cross-cutting behaviour", () => {
       ["PUT", "/v4/orders/query", "POST"],
       ["GET", "/v2/coupons/validate", "POST"],
       ["GET", "/v2/experiences/preview-propagation", "POST"],
+      // A method no route has: the literal path's own methods, not those of the parameter route.
+      ["DELETE", "/v4/orders/query", "POST"],
+      ["PATCH", "/v2/coupons/validate", "POST"],
     ] as const) {
       // No content type and no body: the address is wrong before the body could be.
       const response = await api(path, { method, key: tenant.apiKey });

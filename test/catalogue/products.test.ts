@@ -280,6 +280,10 @@ describe("PUT/GET /v2/product-catalog/products/{id}: errors", () => {
     ["attributeAssignments[0].attributeValueId", { attributeAssignments: [{ attributeId: 1 }] }],
     ["id", { id: crypto.randomUUID() }],
     ["validityTo", { validityFrom: "2027-12-31", validityTo: "2027-01-01" }],
+    [
+      "metadata[0].validityTo",
+      { metadata: [{ metadataName: "a", validityFrom: "2026-02-01", validityTo: "2026-01-01" }] },
+    ],
   ])("names the invalid field %s", async (path, override) => {
     const body = await expectProblem(
       await putProduct(tenant, crypto.randomUUID(), wine(override)),

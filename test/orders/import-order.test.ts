@@ -412,6 +412,38 @@ describe("E1's receipt: discounts and VAT", () => {
     expect(whole.receipt).toMatchObject({ vatAmountCents: 320, totalNoVatCents: 2820 - 320 });
   });
 
+  it("takes a credit line (a negative amount) and sums it, with no discount asked of it", async () => {
+    const { order, receipt } = await importing({
+      items: [
+        { sku: "A", quantity: 2, unitPriceCents: 1000, vatPercentage: 22 },
+        { sku: "CREDIT", quantity: 1, unitPriceCents: -500, amountCents: -500, vatPercentage: 22 },
+      ],
+    });
+    expect(order.amountCents).toBe(1500);
+    expect(receipt).toMatchObject({ totalCents: 1500, vatAmountCents: 361 - 90 });
+  });
+
+  it("takes a negative shipment as a discount: the VAT falls with what was paid for the goods", async () => {
+    const { order, receipt } = await importing({
+      amountShipmentCents: -200,
+      items: [{ sku: "A", quantity: 1, unitPriceCents: 1000, vatPercentage: 22 }],
+    });
+    expect(order.amountCents).toBe(800);
+    // 180 of VAT on 1000 of goods; 800 paid: 144, as with a discount of 200.
+    expect(receipt).toMatchObject({ totalCents: 800, vatAmountCents: 144, totalNoVatCents: 656 });
+  });
+
+  it("uses amountVatPercentage for an order without items and for items without a rate, on the line too", async () => {
+    const bare = await importing({ amountCents: 5000, amountVatPercentage: 22, items: [] });
+    expect(bare.receipt).toMatchObject({ totalCents: 5000, vatAmountCents: 902 });
+    const rated = await importing({
+      amountVatPercentage: 10,
+      items: [{ sku: "A", quantity: 2, unitPriceCents: 1000 }],
+    });
+    expect(rated.lines).toMatchObject([{ vatPercent: 10, vatAmountCents: 182 }]);
+    expect(rated.receipt).toMatchObject({ vatAmountCents: 182 });
+  });
+
   it("keeps a 100% discount at zero VAT", async () => {
     const { receipt } = await importing({
       amountDiscountCents: 2000,
@@ -463,6 +495,24 @@ describe("E1 errors", () => {
     // No negative derived total: the receipt's net total is the amount less its VAT.
     ["amountVatCents", { amountCents: 100, amountVatCents: 500 }],
     ["amountVatCents", { amountCents: 1000, amountVatCents: -100 }],
+    // Discounts are not negative (a negative discountTotalCents on the receipt).
+    ["amountDiscountCents", { amountDiscountCents: -200 }],
+    ["items[0].amountDiscountCents", { items: [{ sku: "A", amountDiscountCents: -1 }] }],
+    // An item's discount beyond unitPriceCents × quantity, amountCents sent or not.
+    [
+      "items[0].amountDiscountCents",
+      {
+        items: [
+          {
+            sku: "A",
+            quantity: 1,
+            unitPriceCents: 500,
+            amountCents: 400,
+            amountDiscountCents: 900,
+          },
+        ],
+      },
+    ],
     // An item's own discount is taken from unitPriceCents × quantity: not beyond it.
     [
       "items[0].amountDiscountCents",

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { orders } from "../../db/schema";
 import { ValidationError } from "../../lib/errors";
-import { scaleCents, sumCents } from "../../lib/money";
+import { roundHalfAwayFromZero, scaleCents, sumCents } from "../../lib/money";
 import { itemGross } from "../../schemas/orders";
 import type { ItemValues } from "../orders/order-record";
 
@@ -9,27 +9,38 @@ export const DEFAULT_CURRENCY = "EUR";
 
 type OrderInsert = typeof orders.$inferInsert;
 
-/** VAT contained in a gross amount at `percent`, rounded half up to the cent. */
+/**
+ * VAT contained in a gross amount at `percent`, rounded half away from zero to the cent (the one
+ * money rounding; a credit line's VAT is negative). Exact for a whole rate (BigInt), whatever the
+ * amount; a fractional order rate (5.5) goes through a double.
+ */
 export function vatOfGross(grossCents: number, percent: number): number {
   if (percent <= 0) return 0;
-  return Math.round((grossCents * percent) / (100 + percent));
+  if (Number.isInteger(percent)) return scaleCents(grossCents, percent, 100 + percent);
+  return roundHalfAwayFromZero((grossCents * percent) / (100 + percent));
 }
 
 /**
  * The receipt's figures, from the order as it is written: a line per item, amounts gross (each
  * line's after its own discount: itemGross), with its VAT.
  *
- * The receipt's VAT is the order's amountVatCents when sent. Else it is the lines' VAT, scaled by
- * the share of the lines' gross that was paid: what the amount leaves after shipment, when that is
- * less than the lines' sum (the order's discount, or an amount below the items'). A discount lowers
- * the taxable base of every line in proportion, so the VAT falls with it; a receipt never states
- * more VAT than its total (clamped to 0..amount).
+ * The receipt's VAT is the order's amountVatCents when sent. Else it is the lines' VAT (each at its
+ * item's rate, else the order's amountVatPercentage), scaled by the share of the lines' gross that
+ * was paid: what the amount leaves after shipment, when that is less than the lines' sum (the
+ * order's discount, or an amount below the items'). A discount lowers the taxable base of every
+ * line in proportion, so the VAT falls with it; a receipt never states more VAT than its total
+ * (clamped to 0..amount). Without items, the order's rate on what was paid for goods.
  */
 export function orderReceiptFigures(order: OrderInsert, items: ItemValues[]) {
+  // The order's rate, for the lines without their own; a line's vatPercent is an int32, so a
+  // fractional order rate (5.5) figures the VAT but is not written on the line.
+  const orderRate = order.amountVatPercentage ?? null;
+  const orderPercent = orderRate !== null && Number.isInteger(orderRate) ? orderRate : null;
   const lines = items.map((item, index) => {
     const quantity = item.quantity ?? 1;
     const gross = itemGross(item) ?? 0; // within range: the schema refused any other
-    const vat = vatOfGross(gross, item.vatPercentage ?? order.amountVatPercentage ?? 0);
+    const percent = item.vatPercentage ?? orderPercent;
+    const vat = vatOfGross(gross, percent ?? order.amountVatPercentage ?? 0);
     return {
       line_index: item.lineIndex,
       description: item.name ?? null,
@@ -40,9 +51,10 @@ export function orderReceiptFigures(order: OrderInsert, items: ItemValues[]) {
       line_type: "SALE",
       net_total_cents: gross - vat,
       quantity,
-      unit_price_cents: item.unitPriceCents ?? (quantity ? Math.round(gross / quantity) : gross),
+      unit_price_cents:
+        item.unitPriceCents ?? (quantity ? roundHalfAwayFromZero(gross / quantity) : gross),
       vat_amount_cents: vat,
-      vat_percent: item.vatPercentage ?? null,
+      vat_percent: percent ?? null,
       gross,
     };
   });
@@ -55,13 +67,21 @@ export function orderReceiptFigures(order: OrderInsert, items: ItemValues[]) {
   };
 }
 
-/** The lines' VAT on the part of their gross that the amount paid (see orderReceiptFigures). */
+/**
+ * The lines' VAT on the part of their gross that the amount paid (see orderReceiptFigures); an
+ * order without items, the order's rate on that part. Shipment is left out of the paid goods (it
+ * has no line); a negative one is taken as a discount, so it leaves the goods as they are.
+ */
 function paidVat(order: OrderInsert, lines: { gross: number; vat_amount_cents: number }[]): number {
-  const linesVat = sumCents(lines.map((line) => line.vat_amount_cents)) ?? 0;
-  const linesGross = sumCents(lines.map((line) => line.gross)) ?? 0;
-  const goods = Math.max(order.amountCents - (order.amountShipmentCents ?? 0), 0);
-  const vat =
-    linesGross > 0 && goods < linesGross ? scaleCents(linesVat, goods, linesGross) : linesVat;
+  const goods = Math.max(order.amountCents - Math.max(order.amountShipmentCents ?? 0, 0), 0);
+  let vat: number;
+  if (lines.length === 0) {
+    vat = vatOfGross(goods, order.amountVatPercentage ?? 0);
+  } else {
+    const linesVat = sumCents(lines.map((line) => line.vat_amount_cents)) ?? 0;
+    const linesGross = sumCents(lines.map((line) => line.gross)) ?? 0;
+    vat = linesGross > 0 && goods < linesGross ? scaleCents(linesVat, goods, linesGross) : linesVat;
+  }
   return Math.min(Math.max(vat, 0), order.amountCents);
 }
 
