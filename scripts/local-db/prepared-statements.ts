@@ -2,10 +2,12 @@
 //
 // Every query Neon's HTTP driver sends is one text with $n parameters, and an application sends the
 // same few texts over and over. Postgres parses and analyses an unnamed statement on every call; a
-// named one is parsed once per connection (node-postgres then sends only Bind/Execute). Planning
-// still happens on every run, for the run's values: the endpoint's connections set
+// named one is parsed once per connection (node-postgres then sends only Bind/Execute). A read is
+// still planned on every run, for the run's values: the endpoint's read connections set
 // plan_cache_mode=force_custom_plan, because the generic plan Postgres would otherwise switch to
 // after five runs cannot see the values (it made E10 several times slower on the bench's data).
+// Writes, keyed by their rows, run on connections with Postgres's default (neon-http-server.ts,
+// poolFor).
 //
 // Bounded, because each prepared statement holds memory in its backend for the connection's life:
 // - a text is named only from its second sighting, so one-off texts (a list with a filter nobody

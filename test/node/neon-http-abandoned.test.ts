@@ -14,6 +14,7 @@ import {
   type EmbeddedPostgres,
   startEmbeddedPostgres,
 } from "../../scripts/local-db/embedded-postgres";
+import { POOL_SIZE } from "../../scripts/local-db/neon-http-server";
 
 let postgres: EmbeddedPostgres;
 let neon: NeonLocal;
@@ -99,8 +100,8 @@ describe("the liveness probe", () => {
     try {
       await holder.query("begin");
       await holder.query("select id from held where id = 1 for update");
-      // More waiting statements than the pool has connections (20): the last ones queue for one.
-      for (let i = 0; i < 40; i++)
+      // More waiting statements than the pool has connections: the last ones queue for one.
+      for (let i = 0; i < 2 * POOL_SIZE; i++)
         waiting.push(
           new Promise<number>((resolve, reject) => {
             const req = request(neon.httpEndpoint, {
@@ -123,7 +124,7 @@ describe("the liveness probe", () => {
             "select pg_stat_clear_snapshot(), count(*)::int as n from pg_stat_activity where application_name = 'neon-local-http' and wait_event_type = 'Lock'",
           )
         ).rows[0].n as number;
-      while ((await waiters()) < 20) await sleep(50);
+      while ((await waiters()) < POOL_SIZE) await sleep(50);
 
       const probe = await post({ query: "select 1 /* liveness */", params: [] });
       expect(probe.status, await probe.clone().text()).toBe(200);

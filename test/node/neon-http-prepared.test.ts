@@ -53,8 +53,16 @@ describe("prepared statements behind the SQL-over-HTTP endpoint", () => {
     expect(await preparedTexts()).toContain(text);
   });
 
-  it("plans every run for its own values (never a generic plan that cannot see them)", async () => {
+  it("plans every read for its own values (never a generic plan that cannot see them); a transaction that writes keeps Postgres's default", async () => {
     expect((await query("show plan_cache_mode")).body.rows).toEqual([["force_custom_plan"]]);
+    const writing = await post({
+      queries: [
+        { query: "create temp table plan_probe (a int)", params: [] },
+        { query: "show plan_cache_mode", params: [] },
+      ],
+    });
+    expect(writing.status).toBe(200);
+    expect(writing.body.results?.[1]?.rows).toEqual([["auto"]]);
   });
 
   it("never prepares a text run once", async () => {
