@@ -10,6 +10,7 @@ interface RouteEntry {
 }
 
 interface Endpoint {
+  path: string;
   pattern: RegExp;
   methods: Set<string>;
 }
@@ -35,7 +36,7 @@ function endpointsOf(routes: readonly RouteEntry[]): Endpoint[] {
     if (method === "GET") methods.add("HEAD");
     byPath.set(path, methods);
   }
-  return [...byPath].map(([path, methods]) => ({ pattern: patternOf(path), methods }));
+  return [...byPath].map(([path, methods]) => ({ path, pattern: patternOf(path), methods }));
 }
 
 /** A path parameter's raw segment that is not percent-encoded UTF-8, by the parameter's name. */
@@ -75,16 +76,10 @@ export function routeGuard(routes: () => readonly RouteEntry[]) {
   let literals: Map<string, Set<string>> | undefined;
   /** The methods of the endpoint whose path is exactly `path`, without parameters (if any). */
   const literalMethods = (path: string): Set<string> | undefined => {
-    if (!literals) {
-      literals = new Map();
-      for (const { method, path: p } of routes()) {
-        if (method === "ALL" || p.includes("*") || p.includes(":")) continue;
-        const methods = literals.get(p) ?? new Set<string>();
-        methods.add(method);
-        if (method === "GET") methods.add("HEAD");
-        literals.set(p, methods);
-      }
-    }
+    endpoints ??= endpointsOf(routes());
+    literals ??= new Map(
+      endpoints.filter((e) => !e.path.includes(":")).map((e) => [e.path, e.methods]),
+    );
     return literals.get(path);
   };
   const wrongAddress = (c: Context<AppEnv>): NotFoundError | MethodNotAllowedError => {

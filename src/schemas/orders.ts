@@ -19,7 +19,7 @@ export const ExternalOrderItemSchema = z
   .object({
     amountCents: money64.openapi({
       description:
-        "The line's gross amount after its own discount. When absent: unitPriceCents × quantity − amountDiscountCents (not negative, else 400).",
+        "The line's gross amount after its own discount; negative for a credit line. When absent: unitPriceCents × quantity − amountDiscountCents.",
     }),
     amountDiscountCents: Int64.min(0).nullish().openapi({
       description:
@@ -143,11 +143,10 @@ export function itemGross(item: {
 /**
  * The amount an order was paid: amountCents as sent, else totals.totalCents, else the items
  * (amountCents, or unitPriceCents × quantity less the item's discount: itemGross) plus shipment
- * minus discount. Every product (an item's
- * unitPriceCents × quantity, amountCents sent or not) and sum
- * on the way must stay within the safe range, and the total must not be negative (decisions.md,
- * "Hostile input"): the schema refuses such an order, naming the field, so the services never
- * derive an amount they could not store.
+ * minus discount. Every product (an item's unitPriceCents × quantity, amountCents sent or not)
+ * and sum on the way must stay within the safe range, no discount may exceed its line, and the
+ * total must not be negative (decisions.md, "Hostile input"): the schema refuses such an order,
+ * naming the field, so the services never derive an amount they could not store.
  */
 export function orderAmount(order: {
   amountCents?: number | null;
