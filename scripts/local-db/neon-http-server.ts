@@ -137,10 +137,11 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
    *   average winery's rows, and for a winery with more it nests loops that redo E10's child
    *   aggregates per product (4x slower at 50 products, growing with their square; README,
    *   "Prepared statements"). Every tenant-wide list has that shape.
-   * - `write`: transactions and statements that may write, with Postgres's default (`auto`): they
-   *   address rows by their keys (an order, a slot, a contact's email, a counter), where a generic
-   *   plan is the custom one without its planning. Under `npm run dev` that took a third off
-   *   Postgres's CPU per request for E1 and E9 (2.1 -> 1.5 and 2.9 -> 2.0 ms) and a fifth for E11.
+   * - `write`: statements that write rows, and transactions with one (planKind), with Postgres's
+   *   default (`auto`): they address rows by their keys (an order, a slot, a contact's email, a
+   *   counter), where a generic plan is the custom one without its planning. Under `npm run dev`
+   *   that took a third off Postgres's CPU per request for E1 and E9 (2.1 -> 1.5 and 2.9 -> 2.0
+   *   ms) and a fifth for E11.
    */
   function poolFor(connectionString: string, kind: "read" | "write"): pg.Pool {
     const database = databaseOf(connectionString);
@@ -323,6 +324,17 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
    */
   const mayWrite = (text: string) => !/^\s*(select|show|values)\b/i.test(text);
 
+  /**
+   * The pool a statement's plans come from (poolFor): `write` for one that writes rows (an INSERT,
+   * UPDATE, DELETE or MERGE anywhere in it, a data-modifying CTE included), else `read`. Not
+   * mayWrite, which must be wary of every text: the app's list reads begin with WITH, and a generic
+   * plan is exactly what they must not get (E10 ran 4x slower in the bench with them on `write`).
+   */
+  const planKind = (texts: string[]): "read" | "write" =>
+    texts.some((t) => /\b(insert\s+into|update\s+\S+\s+set|delete\s+from|merge\s+into)\b/i.test(t))
+      ? "write"
+      : "read";
+
   const isKeyLookup = (text: string) => /^\s*select\b[\s\S]*\bfrom "api_keys"/i.test(text);
   /** The Worker's liveness probe: LIVENESS_PROBE_SQL in src/db/client.ts. */
   const isLivenessProbe = (body: unknown) =>
@@ -362,7 +374,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       const { queries } = body as { queries: unknown };
       if (!Array.isArray(queries)) throw new BadRequest("queries must be an array");
       const inputs = queries.map(toQueryInput);
-      const kind = inputs.some((q) => mayWrite(q.query)) ? "write" : "read";
+      const kind = planKind(inputs.map((q) => q.query));
       return [
         200,
         await onFreshIfStale(poolFor(connectionString, kind), signal, (c, prepare) =>
@@ -380,7 +392,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     return [
       200,
       await onFreshIfStale(
-        poolFor(connectionString, writes ? "write" : "read"),
+        poolFor(connectionString, planKind([input.query])),
         signal,
         (c, prepare) =>
           writes

@@ -55,14 +55,24 @@ describe("prepared statements behind the SQL-over-HTTP endpoint", () => {
 
   it("plans every read for its own values (never a generic plan that cannot see them); a transaction that writes keeps Postgres's default", async () => {
     expect((await query("show plan_cache_mode")).body.rows).toEqual([["force_custom_plan"]]);
+    expect((await query("create table if not exists plan_probe_rows (a int)")).status).toBe(200);
     const writing = await post({
       queries: [
-        { query: "create temp table plan_probe (a int)", params: [] },
+        { query: "insert into plan_probe_rows values (0)", params: [] },
         { query: "show plan_cache_mode", params: [] },
       ],
     });
     expect(writing.status).toBe(200);
     expect(writing.body.results?.[1]?.rows).toEqual([["auto"]]);
+    // A list read of the app begins with WITH: it is still planned for its values.
+    const withRead = await query(
+      "with mode as (select current_setting('plan_cache_mode') as m) select m from mode",
+    );
+    expect(withRead.body.rows).toEqual([["force_custom_plan"]]);
+    const withWrite = await query(
+      "with w as (insert into plan_probe_rows values (1) returning 1) select current_setting('plan_cache_mode') from w",
+    );
+    expect(withWrite.body.rows).toEqual([["auto"]]);
   });
 
   it("never prepares a text run once", async () => {
