@@ -44,14 +44,6 @@ describe("GET /v4/orders/{id}", () => {
     expect(await response.text()).toBe(text);
   });
 
-  it("stores a null secondaryContacts as sent, with nothing to check", async () => {
-    const order = await importedOrder(tenant);
-    const userMetadata = { secondaryContacts: null, tag: "y" };
-    const response = await put(order, { userMetadata });
-    expect(response.status).toBe(200);
-    expect(((await response.json()) as Order).userMetadata).toStrictEqual(userMetadata);
-  });
-
   it("costs one round trip", async () => {
     const order = await importedOrder(tenant);
     const { result, trips } = await countRoundTrips(() => get(order.id));
