@@ -1,4 +1,4 @@
-import { ValidationError } from "../../lib/errors";
+import { assertBodyIdIsPathId } from "../../lib/path-id";
 import { assertOwnWinery } from "../../lib/tenancy";
 import { getProduct, listProducts } from "../../services/catalogue/list-products";
 import { putProduct } from "../../services/catalogue/put-product";
@@ -24,9 +24,7 @@ export const listProductsHandler = typedBy<typeof listProductsRoute>(async (c) =
 export const putProductHandler = typedBy<typeof putProductRoute>(async (c) => {
   const { id, ...input } = c.req.valid("json");
   const pathId = c.req.valid("param").id;
-  if (id != null && id.toLowerCase() !== pathId.toLowerCase()) {
-    throw new ValidationError([{ path: "id", message: "must equal the path's id" }]);
-  }
+  assertBodyIdIsPathId(id, pathId);
   const body = await putProduct(c.get("db").http, c.get("principal").wineryId, pathId, input);
   return jsonText(c, body);
 });

@@ -1,6 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
-import { ValidationError } from "../../lib/errors";
+import { assertBodyIdIsPathId } from "../../lib/path-id";
 import { previewExperience } from "../../services/experiences/preview-experience";
 import { getExperience, saveExperience } from "../../services/experiences/save-experience";
 import type {
@@ -20,9 +20,7 @@ export const saveExperienceHandler: RouteHandler<typeof saveExperienceRoute, App
 ) => {
   const { id } = c.req.valid("param");
   const input = c.req.valid("json");
-  if (input.id && input.id.toLowerCase() !== id.toLowerCase()) {
-    throw new ValidationError([{ path: "id", message: "must equal the id in the path" }]);
-  }
+  assertBodyIdIsPathId(input.id, id, "must equal the id in the path");
   return c.json(
     await saveExperience(c.get("db"), c.get("principal").wineryId, id.toLowerCase(), input),
     200,

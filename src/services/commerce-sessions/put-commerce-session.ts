@@ -1,6 +1,7 @@
 import type { HttpDb } from "../../db/client";
 import { rawBatch } from "../../db/raw-batch";
-import { StaleUpdateError, ValidationError } from "../../lib/errors";
+import { StaleUpdateError } from "../../lib/errors";
+import { assertBodyIdIsPathId } from "../../lib/path-id";
 import type { CommerceSession, CommerceSessionInput } from "../../schemas/commerce-sessions";
 import { SESSION_DOCUMENT } from "./session-record";
 
@@ -81,9 +82,7 @@ export async function putCommerceSession(
   sessionId: string,
   input: CommerceSessionInput,
 ): Promise<CommerceSession> {
-  if (input.id != null && input.id.toLowerCase() !== sessionId.toLowerCase()) {
-    throw new ValidationError([{ path: "id", message: "must equal the path's sessionId" }]);
-  }
+  assertBodyIdIsPathId(input.id, sessionId, "must equal the path's sessionId");
   const writeId = crypto.randomUUID();
   const items = (input.items ?? []).map((item, position) => ({
     id: item.id ?? crypto.randomUUID(),

@@ -1,7 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { HttpDb } from "../../db/client";
-import { NotFoundError, ValidationError } from "../../lib/errors";
+import { NotFoundError } from "../../lib/errors";
 import { toJavaTimestamp } from "../../lib/java-timestamp";
+import { assertBodyIdIsPathId } from "../../lib/path-id";
 import {
   CLASS_DEFAULTS,
   type CreateCustomerClassCommand,
@@ -107,9 +108,7 @@ export function updateCustomerClass(
   id: string,
   input: UpdateCustomerClassCommand,
 ) {
-  if (input.id != null && input.id.toLowerCase() !== id.toLowerCase()) {
-    throw new ValidationError([{ path: "id", message: "must be the id in the path" }]);
-  }
+  assertBodyIdIsPathId(input.id, id, "must be the id in the path");
   const sets = Object.entries(UPDATABLE).map(([field, column]) => {
     const value = input[field as keyof typeof UPDATABLE];
     const col = sql.identifier(column);
