@@ -228,23 +228,15 @@ export interface IdempotentResult<T> {
 }
 
 /**
- * The codes an operation may end with that are kept as the key's result and replayed (decisions.md:
- * the first response again, status and body): the operation's own refusals, decided once it ran
- * (E1's DUPLICATE_ORDER or unknown channel, E14's NOT_FOUND or NOT_REFUNDABLE). Never the key's own
- * conflicts, nor anything decided before the operation ran (a body that fails its schema, 401,
- * 403, 429: the same key may come back corrected) or a failure of the service (5xx: it may pass).
+ * The problem an operation ended with, as the JSON text the key keeps (decisions.md: the first
+ * response again, status and body): its own refusals, decided once it ran (E1's DUPLICATE_ORDER
+ * or unknown channel, E14's NOT_FOUND or NOT_REFUNDABLE). Undefined for a failure of the service
+ * (5xx: a retry may pass). What is decided before the operation runs never reaches here: the key's
+ * own conflicts come from the claim, and a body that fails its schema, 401, 403 and 429 from the
+ * route, so the same key may come back corrected.
  */
-const NOT_KEPT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  "IDEMPOTENCY_KEY_IN_USE",
-  "IDEMPOTENCY_KEY_REUSED",
-  "RATE_LIMITED",
-]);
-
-/** The problem an operation ended with, as the JSON text the key keeps; undefined if not kept. */
 function storedProblem(error: unknown): string | undefined {
-  if (!(error instanceof AppError) || error.status >= 500 || NOT_KEPT.has(error.code)) {
-    return undefined;
-  }
+  if (!(error instanceof AppError) || error.status >= 500) return undefined;
   return JSON.stringify({ code: error.code, message: error.message, options: error.options });
 }
 
