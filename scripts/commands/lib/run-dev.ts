@@ -2,6 +2,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../../src/db/schema";
@@ -25,6 +26,7 @@ import {
   type SeedResult,
   seedDemo,
 } from "./seed-data";
+import { nextChange, superviseWrangler } from "./supervise";
 
 const started = Date.now();
 const log = (line: string) => console.log(`[dev] ${line}`);
@@ -156,7 +158,7 @@ export async function runDev(port: number, dbPort: number): Promise<number> {
   await writeFile(STACK_FILE, JSON.stringify(state, null, 2));
   onCleanup(() => rm(STACK_FILE, { force: true }));
 
-  const wrangler = startWrangler([
+  const args = [
     "--ip",
     "127.0.0.1",
     "--port",
@@ -173,17 +175,25 @@ export async function runDev(port: number, dbPort: number): Promise<number> {
     // Local only: the key that seals winery integration tokens (production: a Worker secret).
     "--var",
     `INTEGRATIONS_KEY:${process.env.INTEGRATIONS_KEY ?? DEV_INTEGRATIONS_KEY}`,
-  ]);
-  const exited = new Promise<number>((resolve) =>
-    wrangler.once("exit", (code) => {
-      console.error(`[dev] wrangler exited (${code ?? "signal"}); stopping`);
-      resolve(code || 1);
-    }),
-  );
-
-  if (await waitForHealth(`${apiUrl}/health`, wrangler)) {
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`
+  ];
+  return superviseWrangler({
+    start: () => {
+      const wrangler = startWrangler(args);
+      const exited = new Promise<number | null>((done) =>
+        wrangler.once("exit", (code) => done(code)),
+      );
+      return { ready: waitForHealth(`${apiUrl}/health`, wrangler), exited };
+    },
+    nextChange: () => nextChange([resolve("src"), resolve("wrangler.toml")]),
+    stopping: isStopping,
+    say: (line) => console.error(`[dev] ${line}`),
+    onReady: (restarted) => {
+      if (restarted) {
+        log(`ready again: ${apiUrl}`);
+        return;
+      }
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      console.log(`
 [dev] ready in ${seconds}s
   API        ${apiUrl}            (health: ${apiUrl}/health)
   Docs       ${apiUrl}/docs
@@ -193,6 +203,6 @@ export async function runDev(port: number, dbPort: number): Promise<number> {
   Try:       curl -H 'APIKey: ${demo.apiKey}' -H 'Content-Type: application/json' \\
                -d '{"dateFrom":"2000-01-01T00:00:00Z","dateTo":"2100-01-01T00:00:00Z"}' ${apiUrl}/v3/contacts/query
 `);
-  }
-  return exited;
+    },
+  });
 }
