@@ -45,7 +45,6 @@ const PriceType = z.enum(["MONTHLY", "YEARLY", "UNA_TANTUM"]);
 // Fields the service does not store from the body take null as not given (generated clients send
 // a null for each unset field).
 const CommandIds = {
-  id: Uuid.nullish().openapi({ description: "If present (not null), must be the id in the path." }),
   wineryId: Uuid.nullish().openapi({
     description: "If present (not null), must be the API key's winery.",
   }),
@@ -69,6 +68,9 @@ export const CLASS_DEFAULTS = {
 /** A new class: name, type and priceType required, the rest defaulted (left out or null). */
 export const CreateCustomerClassCommandSchema = z
   .object({
+    id: Uuid.nullish().openapi({
+      description: "Ignored: the service gives a new class its own id (in the answer).",
+    }),
     ...CommandIds,
     className: NonBlank(200),
     classType: NonBlank(100),
@@ -90,6 +92,9 @@ export type CreateCustomerClassCommand = z.infer<typeof CreateCustomerClassComma
  */
 export const UpdateCustomerClassCommandSchema = z
   .object({
+    id: Uuid.nullish().openapi({
+      description: "If present (not null), must be the id in the path.",
+    }),
     ...CommandIds,
     className: NonBlank(200).nullish(),
     classType: NonBlank(100).nullish(),

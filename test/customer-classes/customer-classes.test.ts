@@ -93,6 +93,27 @@ describe("POST/GET /v2/customerclass", () => {
     expect(problem.errors?.map((e) => e.path).sort()).toEqual(["className", "priceType"]);
   });
 
+  it("ignores a body id (the class gets its own) and reads an ISO validityDate to the millisecond", async () => {
+    const existing = await created(tenant);
+    const chosen = "f535b534-2fff-48b9-b8ac-211ee24f9f14";
+    for (const id of [chosen, existing.id]) {
+      const response = await create(
+        tenant,
+        wineClub({ id, className: "Own id", validityDate: "2030-01-01T00:00:00.123456789Z" }),
+      );
+      expect(response.status).toBe(201);
+      const body = (await response.json()) as CustomerClass;
+      expect(body.id).not.toBe(id);
+      expect(body.validityDate).toMatchObject({ time: Date.UTC(2030, 0, 1, 0, 0, 0, 123) });
+      expect(body.validityDate?.nanos).toBe(123_000_000);
+    }
+    // The class whose id was sent is untouched.
+    expect(await (await read(tenant, existing.id)).json()).toEqual(existing);
+    // Before the epoch the cut is toward the past too (Java's nanos stay positive).
+    const early = await created(tenant, { validityDate: "1969-12-31T23:59:59.9999Z" });
+    expect(early.validityDate).toMatchObject({ time: -1, seconds: 59, nanos: 999_000_000 });
+  });
+
   it("numbers 20 concurrent creations 1..20 without a gap or a repeat", async () => {
     const fresh = await createTenant();
     const classes = await Promise.all(Array.from({ length: 20 }, () => created(fresh)));

@@ -9,7 +9,7 @@ import {
 import { errorResponses, readErrorResponses } from "../../schemas/problem";
 
 const TIMESTAMPS =
-  "Timestamps (validityDate, createdAt, updatedAt) are java.sql.Timestamp's bean shape in UTC, exactly as its getters give it (year since 1900, month 0..11, date = day of month, day = weekday 0 = Sunday, nanos 0..999,999,999 also before 1970, Java's Julian calendar before 1582-10-15). On input validityDate is that object (only `time` is read) or an ISO date-time; null means no expiry. isExpired: validityDate lies in the past. Rates are percentages 0..100; priceType is MONTHLY, YEARLY or UNA_TANTUM. classId is numbered per winery (1, 2, 3, ...) when the class is created and is ignored on input.";
+  "Timestamps (validityDate, createdAt, updatedAt) are java.sql.Timestamp's bean shape in UTC, exactly as its getters give it (year since 1900, month 0..11, date = day of month, day = weekday 0 = Sunday, nanos 0..999,999,999 also before 1970, Java's Julian calendar before 1582-10-15). On input validityDate is that object (only `time` is read) or an ISO date-time, read to the millisecond as `time` holds it (a finer fraction is cut, toward the past: .123456789 gives nanos 123,000,000); null means no expiry. isExpired: validityDate lies in the past. Rates are percentages 0..100; priceType is MONTHLY, YEARLY or UNA_TANTUM. classId is numbered per winery (1, 2, 3, ...) when the class is created and is ignored on input.";
 
 export const createCustomerClassRoute = createRoute({
   method: "post",
@@ -17,7 +17,7 @@ export const createCustomerClassRoute = createRoute({
   tags: ["Customer classes"],
   operationId: "createCustomerClass",
   summary: "Create a customer class",
-  description: `Creates a class (a wine club, a trade class) of the API key's winery, with the winery's next classId, in one statement. className, classType and priceType are required; fields left out or sent as null take their defaults (rates and price 0, isActive true, isPaid false, validityDate null). id, wineryId and classId may be null (as left out). A body wineryId other than the key's is 403. ${TIMESTAMPS}`,
+  description: `Creates a class (a wine club, a trade class) of the API key's winery, with the winery's next classId, in one statement. className, classType and priceType are required; fields left out or sent as null take their defaults (rates and price 0, isActive true, isPaid false, validityDate null). id, wineryId and classId may be null (as left out); a body id is ignored (the class gets a new id). A body wineryId other than the key's is 403. ${TIMESTAMPS}`,
   request: { body: jsonRequestBody(CreateCustomerClassCommandSchema) },
   responses: {
     201: jsonResponse(CustomerClassSchema, "The created class."),
