@@ -81,12 +81,15 @@ function assertOwnWineryField(c: Context<AppEnv>, value: unknown): void {
   if (typeof value === "string") assertOwnWinery(c, value);
 }
 
+/** Whether a JSON text can hold a `wineryId` member, spelled out or behind a \u escape. */
+const mayHoldWineryId = (text: string) => text.includes("wineryId") || text.includes("\\u");
+
 /**
  * Every `wineryId` member of a body, at any depth (an experience's integrations carry one each):
- * walked only when the text can hold one, spelled out or behind a \u escape.
+ * walked only when the text can hold one.
  */
 function assertOwnWineryIds(c: Context<AppEnv>, text: string, root: unknown): void {
-  if (!text.includes("wineryId") && !text.includes("\\u")) return;
+  if (!mayHoldWineryId(text)) return;
   const stack = [root];
   while (stack.length > 0) {
     const value = stack.pop();
@@ -170,3 +173,22 @@ const parseJson = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 export const jsonBody = [requireJsonContentType, limitBody, checkQuery, parseJson] as const;
+
+/**
+ * For a body that is a JSON string holding a document (E19): the document's `wineryId` members, at
+ * any depth, as a body's own (403 for another winery's, before the route validates the document).
+ * A string that is not JSON is left to the route's schema.
+ */
+export const ownWineryInJsonString = createMiddleware<AppEnv>(async (c, next) => {
+  const body: unknown = await c.req.json();
+  if (typeof body === "string" && mayHoldWineryId(body)) {
+    let document: unknown;
+    try {
+      document = JSON.parse(body);
+    } catch {
+      document = undefined;
+    }
+    assertOwnWineryIds(c, body, document);
+  }
+  await next();
+});

@@ -497,6 +497,33 @@ describe("E19 POST /v2/shopplugin/orders: security", () => {
     });
   });
 
+  it("answers 403 for another winery's wineryId inside the document, as E1 does for its body", async () => {
+    const other = await createTenant();
+    const order = externalOrder({ id: `E19-FOREIGN-${crypto.randomUUID()}` });
+    const foreign = { ...order, wineryId: other.wineryId };
+    const inFreeForm = { ...order, extraMetadata: { wineryId: other.wineryId } };
+    // E1 refuses the same documents as bodies.
+    for (const document of [foreign, inFreeForm]) {
+      const e1 = api(`/v4/order-import/${tenant.apiChannelKey}`, {
+        key: tenant.apiKey,
+        body: document,
+      });
+      await expectProblem(await e1, 403, "FORBIDDEN");
+    }
+    const texts = [
+      JSON.stringify(foreign),
+      JSON.stringify(inFreeForm),
+      // Behind a \u escape in the document's text.
+      JSON.stringify(foreign).replace('"wineryId"', '"winery\\u0049d"'),
+      // In a document that is otherwise invalid: 403 before its 400.
+      JSON.stringify({ id: 5, wineryId: other.wineryId }),
+    ];
+    for (const text of texts) await expectProblem(await post(text), 403, "FORBIDDEN");
+    expect(await storedCounts(tenant.wineryId, order.id)).toEqual({ orders: 0, items: 0 });
+    // The key's own wineryId in the document is accepted.
+    expect((await post(JSON.stringify({ ...order, wineryId: tenant.wineryId }))).status).toBe(201);
+  });
+
   it("answers 401 without a key", async () => {
     await expectProblem(await postDocument(wooOrder(), { key: undefined }), 401, "UNAUTHENTICATED");
   });

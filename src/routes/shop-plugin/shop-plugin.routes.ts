@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonRequestBody, replayableResponse } from "../../lib/openapi";
+import { ownWineryInJsonString } from "../../middleware/json-body";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import { errorResponses } from "../../schemas/problem";
 import { ShopOrderDocumentSchema, ShopPluginOrderQuerySchema } from "../../schemas/shop-plugin";
@@ -46,7 +47,7 @@ const ShopPluginIdempotencySchema = idempotencyKeyHeaders(
 
 const DESCRIPTION = `Creates or updates an order sent by a storefront plugin.
 
-**Body.** A single JSON string whose content is the order document: a WooCommerce REST API order (wc/v3) or an ExternalOrder (the E1 payload). A document with \`line_items\`, \`order_key\`, \`date_created_gmt\` or \`shipping_lines\` is read as WooCommerce; anything else must be a valid ExternalOrder. A body that is not a JSON string, a string that is not JSON, or a document that is not an order is 400 VALIDATION_ERROR; \`errors[].path\` are paths inside the document (\`line_items[0].total\`). The wineryId is checked before anything else of the request is validated (the query's tagName, the Idempotency-Key, the document): another winery's id is 403 FORBIDDEN whatever the document.
+**Body.** A single JSON string whose content is the order document: a WooCommerce REST API order (wc/v3) or an ExternalOrder (the E1 payload). A document with \`line_items\`, \`order_key\`, \`date_created_gmt\` or \`shipping_lines\` is read as WooCommerce; anything else must be a valid ExternalOrder. A body that is not a JSON string, a string that is not JSON, or a document that is not an order is 400 VALIDATION_ERROR; \`errors[].path\` are paths inside the document (\`line_items[0].total\`). The wineryId is checked before anything else of the request is validated (the query's tagName, the Idempotency-Key, the document): another winery's id is 403 FORBIDDEN whatever the document. A \`wineryId\` member inside the document, at any depth, is checked the same way (as E1 checks its body's): another winery's is 403, before the document is validated.
 
 **Upsert.** The order is identified by (winery, tagName, storefront order id: WooCommerce \`id\`, ExternalOrder \`id\`). Posting it again updates every imported field and replaces its items (never a duplicate; the new items get new ids), and bumps updatedAt (so an E2 optimistic lock sees the change); id, createdAt and the order's public uuid stay. userMetadata and marketingManual, which the back office edits through E2 and storefronts do not send, are kept when the document leaves them out. Concurrent posts of one order converge on one row. The write is one atomic database round trip. No fiscal receipt is issued (that is E1's rule).
 
@@ -70,6 +71,8 @@ export const upsertShopPluginOrderRoute = createRoute({
   operationId: "upsertShopPluginOrder",
   summary: "E19. Upsert a shop-plugin order",
   description: DESCRIPTION,
+  // Before the validators: a foreign wineryId inside the document is 403 whatever else it holds.
+  middleware: [ownWineryInJsonString] as const,
   request: {
     query: ShopPluginOrderQuerySchema,
     headers: ShopPluginIdempotencySchema,
