@@ -108,7 +108,7 @@ export function createApp() {
           info: {
             title: "Winery commerce and CRM API",
             version: "1.0.0",
-            description: `Back-office API for wineries: orders, commerce sessions, receipts, coupons, catalogue, experiences, reservations and contacts. Errors are RFC 9457 problem+json; every response carries X-Request-Id: the caller's, when it sent one of 1-200 printable ASCII characters, else a generated UUID. A path that exists without the request's method answers 405 METHOD_NOT_ALLOWED with an Allow header.\n\n${RATE_LIMITS_DESCRIPTION}`,
+            description: `Back-office API for wineries: orders, commerce sessions, receipts, coupons, catalogue, experiences, reservations and contacts. Errors are RFC 9457 problem+json; every response carries X-Request-Id: the caller's, when it sent one of 1-200 printable ASCII characters, else a generated UUID. A path that exists without the request's method answers 405 METHOD_NOT_ALLOWED with an Allow header. Anywhere in a JSON body (free-form objects included) these are 400 VALIDATION_ERROR naming the field: NUL characters and lone UTF-16 surrogates in strings or keys, nesting deeper than 32 levels, arrays of more than 1,000 elements, and numbers that would not come back as sent (an integer past 2^53 whose digits a double changes, such as 12345678901234567890; a value past ±1.7976931348623157e308; a non-zero one below 5e-324): send such a number as a string.\n\n${RATE_LIMITS_DESCRIPTION}`,
           },
           servers: [{ url: new URL(c.req.url).origin }],
           security: [{ APIKey: [] }],

@@ -20,8 +20,10 @@ export type JsonTextResult =
 /**
  * Parses JSON text and refuses what Postgres or JavaScript cannot hold, naming where it sits:
  * a NUL character (U+0000) or a lone UTF-16 surrogate in any string or object key, nesting
- * deeper than MAX_JSON_DEPTH and an array of more than MAX_ARRAY_ITEMS elements. Used for every request body (src/middleware/json-body.ts) and for
- * JSON carried inside a string (E19's order document), so the rules hold wherever JSON enters.
+ * deeper than MAX_JSON_DEPTH, an array of more than MAX_ARRAY_ITEMS elements and a number that
+ * would not be kept as sent (see lostNumbers). Used for every request body
+ * (src/middleware/json-body.ts) and for JSON carried inside a string (E19's order document), so the
+ * rules hold wherever JSON enters.
  * V8's JSON.parse is iterative, so a deeply nested text cannot overflow the stack here; the walk
  * below stops descending at the limit.
  */
@@ -33,7 +35,74 @@ export function parseJsonText(text: string): JsonTextResult {
     return { ok: false, malformed: true };
   }
   const errors = inspectJson(value);
+  if (MAY_LOSE_DIGITS.test(text))
+    errors.push(...lostNumbers(text).slice(0, MAX_REPORTED - errors.length));
   return errors.length > 0 ? { ok: false, malformed: false, errors } : { ok: true, value };
+}
+
+/**
+ * Number literals that JSON.parse cannot hold as sent, which would be stored changed ("free-form
+ * objects are stored as given"): an integer past 2^53 that a double rounds
+ * (12345678901234567890 becomes 12345678901234567000) and a non-zero literal below the smallest
+ * double (1e-400 becomes 0). A number past the largest double (1e400) is caught by inspectJson.
+ * A fraction's digits past what a double keeps are not refused: any float behaves so, and a
+ * serializer may write more digits than it needs for the same double.
+ */
+const MAY_LOSE_DIGITS = /\d{16}|[eE]-\d{3}/;
+
+const LOST = Symbol("lost");
+
+/**
+ * A number's text reduced to its sign, significant digits and decimal exponent ("-1.50e3" and
+ * "-1500" are both "-15e4"), so two spellings of one decimal compare equal.
+ */
+function significand(text: string): string {
+  const sign = text.startsWith("-") ? "-" : "";
+  const [mantissa = "", exponent = "0"] = text.replace(/^-/, "").toLowerCase().split("e");
+  const [int = "", fraction = ""] = mantissa.split(".");
+  const all = int + fraction;
+  const digits = all.replace(/^0+/, "");
+  if (digits === "") return "0";
+  const leadingZeros = all.length - digits.length;
+  return `${sign}${digits.replace(/0+$/, "")}e${Number(exponent) + int.length - leadingZeros}`;
+}
+
+/**
+ * Whether a literal comes back from its double other than it was sent. An integer literal must
+ * come back as the same decimal: the service answers what JavaScript writes for the double
+ * (123456789012345680000 is written so and kept; 12345678901234567890 would come back
+ * 12345678901234567000, and 2^60 spelled exactly, 1152921504606846976, as 1152921504606847000).
+ */
+function losesDigits(source: string, value: number): boolean {
+  if (!Number.isFinite(value)) return false; // inspectJson's
+  if (/^-?\d+$/.test(source)) return significand(source) !== significand(String(value));
+  return value === 0 && /[1-9]/.test(source.split(/[eE]/)[0] ?? "");
+}
+
+/** Parses again with each literal's source text (only when MAY_LOSE_DIGITS), naming what it loses. */
+function lostNumbers(text: string): FieldError[] {
+  const revived: unknown = JSON.parse(text, (_key, value, context?: { source?: string }) =>
+    typeof value === "number" && context?.source !== undefined && losesDigits(context.source, value)
+      ? LOST
+      : value,
+  );
+  const errors: FieldError[] = [];
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value: revived, path: [] }];
+  while (stack.length > 0 && errors.length < MAX_REPORTED) {
+    const { value, path } = stack.pop() as { value: unknown; path: PropertyKey[] };
+    if (value === LOST) {
+      errors.push({
+        path: formatPath(path) || "body",
+        message:
+          "is a number this service cannot keep as sent (an integer past 2^53, or a non-zero value below 5e-324): send it as a string",
+      });
+    } else if (typeof value === "object" && value !== null) {
+      for (const [key, member] of Object.entries(value).reverse()) {
+        stack.push({ value: member, path: [...path, Array.isArray(value) ? Number(key) : key] });
+      }
+    }
+  }
+  return errors;
 }
 
 function textProblem(text: string): string | undefined {
@@ -55,6 +124,10 @@ export function inspectJson(root: unknown): FieldError[] {
     if (typeof value === "string") {
       const problem = textProblem(value);
       if (problem) report(path, problem);
+      continue;
+    }
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      report(path, "is a number past the largest this service keeps (1.7976931348623157e308)");
       continue;
     }
     if (typeof value !== "object" || value === null) continue;

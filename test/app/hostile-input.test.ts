@@ -174,6 +174,10 @@ const hostileValues: [string, (field: string) => string, string][] = [
   ["a NUL character", () => '"a\\u0000b"', "NUL"],
   ["a lone surrogate", () => '"\\ud800x"', "surrogate"],
   ["nesting past 32 levels", () => deep(40), "nested deeper than 32"],
+  // Numbers JSON.parse would change: stored, they would not be what was sent.
+  ["an integer a double rounds", () => "12345678901234567890", "past 2^53"],
+  ["a number past the largest double", () => "-1e400", "past the largest"],
+  ["a non-zero number below the smallest double", () => "1e-400", "below 5e-324"],
 ];
 
 describe.each(routes)("$name", (route) => {
@@ -448,6 +452,54 @@ describe("free-form objects keep every key as sent", () => {
     );
     expect(order.status).toBe(200);
     expect(await order.text()).toContain('"userMetadata":{"__proto__":{"x":1}}');
+  });
+});
+
+describe("free-form objects keep their numbers as sent", () => {
+  it("stores numbers a double holds exactly, and refuses the ones it would change, naming them", async () => {
+    const tag = `NUMBERS-${unique()}`;
+    // Integers as JavaScript writes doubles (2^60 is 1152921504606847000) come back as sent; a
+    // fraction's extra digits are how floats are written; a 20-digit number inside a string is text.
+    const kept = await rawPost(
+      `/v4/order-import/${tenant.apiChannelKey}`,
+      JSON.stringify(externalOrder({ id: tag })).replace(
+        /}$/,
+        ',"extraMetadata":{"a":1152921504606847000,"b":-9007199254740994,"c":0.30000000000000001,"d":"12345678901234567890","e":1e-300,"f":0E-400,"g":123456789012345680000,"h":-1000000000000000000000}}',
+      ),
+    );
+    expect(kept.status).toBe(200);
+    expect(((await kept.json()) as { extraMetadata: unknown }).extraMetadata).toEqual({
+      a: 2 ** 60,
+      b: -(2 ** 53 + 2),
+      c: 0.3,
+      d: "12345678901234567890",
+      e: 1e-300,
+      f: 0,
+      // As JSON.stringify writes these doubles: kept as sent.
+      g: 123456789012345680000,
+      h: -1e21,
+    });
+
+    const refused = await rawPost(
+      `/v4/order-import/${tenant.apiChannelKey}`,
+      JSON.stringify(externalOrder({ id: `${tag}-2` })).replace(
+        /}$/,
+        ',"extraMetadata":{"ok":1,"big":12345678901234567890,"list":[1,9007199254740993,1152921504606846976],"tiny":-2.5e-400,"huge":1e400}}',
+      ),
+    );
+    const problem = await expectProblem(refused, 400, "VALIDATION_ERROR");
+    expect(problem.errors?.map((e) => e.path).sort()).toEqual([
+      "extraMetadata.big",
+      "extraMetadata.huge",
+      "extraMetadata.list[1]",
+      // 2^60 exactly: it would come back as 1152921504606847000.
+      "extraMetadata.list[2]",
+      "extraMetadata.tiny",
+    ]);
+    const stored = await testDb().execute(
+      sql`select count(*)::int n from orders where winery_id = ${tenant.wineryId} and external_id = ${`${tag}-2`}`,
+    );
+    expect(stored.rows[0]).toEqual({ n: 0 });
   });
 });
 
