@@ -6,7 +6,8 @@ const USAGE = `usage: npm run dev
 
 Starts the whole local stack: an embedded PostgreSQL (kept in DATA_DIR), Neon's SQL-over-HTTP
 endpoint and WebSocket relay in front of it, the migrations, demo data on first start (a fresh
-demo API key on every start), and wrangler dev on http://127.0.0.1:PORT/api. Ctrl-C stops it all.
+demo API key on every start, replacing dev's previous one; npm run seed's key keeps working), and
+wrangler dev on http://127.0.0.1:PORT/api. Ctrl-C stops it all.
 
 Environment:
   PORT          the API's port (8787); refused at once when something listens there

@@ -8,7 +8,7 @@ Seeds the demo winery (channel demo-webshop, contacts, orders with their receipt
 catalogue, experiences with slots, reservations) and prints, as one JSON object on its last line,
 wineryId, apiChannelKey, apiKey and the ids of demo rows (orderId, productId, reservationId,
 ...). Idempotent: a second run adds no rows. Each run issues a new API key and deletes the one
-the previous run (or npm run dev) issued.
+the previous run issued (npm run dev's own key, and restarts of npm run dev, leave it alone).
   --tenant <uuid>   an extra, empty winery with a channel and a key, to try tenancy by hand
 
 The database: DATABASE_URL when set, else the embedded PostgreSQL in DATA_DIR (.data), through

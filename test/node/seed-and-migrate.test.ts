@@ -1,7 +1,10 @@
 // db:migrate reports what it applied; npm run seed twice adds no rows and replaces its key.
+import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_WINERY_ID, DEV_KEY_NAME, replaceSeedKey } from "../../scripts/commands/lib/seed-data";
 import { createDatabase } from "../../src/db/client";
+import * as schema from "../../src/db/schema";
 import { UnauthenticatedError } from "../../src/lib/errors";
 import { authenticate } from "../../src/services/auth/authenticate";
 import { listProducts } from "../../src/services/catalogue/list-products";
@@ -131,6 +134,30 @@ describe("npm run seed, twice", () => {
     await expect(authenticate(http(), first.apiKey as string, later)).rejects.toBeInstanceOf(
       UnauthenticatedError,
     );
+  });
+
+  it("leaves npm run dev's key alone, and a start of npm run dev leaves the seed's", async () => {
+    const seeded = await seed();
+    const pool = new pg.Pool({ connectionString: stack.postgres.connectionString, max: 1 });
+    try {
+      const db = drizzle({ client: pool, schema, casing: "snake_case" });
+      // What npm run dev does at each start once the demo winery exists.
+      const devKey = await replaceSeedKey(db, DEMO_WINERY_ID, DEV_KEY_NAME);
+      const secondDevKey = await replaceSeedKey(db, DEMO_WINERY_ID, DEV_KEY_NAME);
+      const reseeded = await seed();
+      const later = Date.now() + 60_000;
+      const works = (key: unknown) => authenticate(http(), key as string, later);
+      await expect(works(secondDevKey)).resolves.toMatchObject({ wineryId: DEMO_WINERY_ID });
+      await expect(works(reseeded.apiKey)).resolves.toMatchObject({ wineryId: DEMO_WINERY_ID });
+      // Each command's new key replaced its own previous one only.
+      await expect(works(devKey)).rejects.toBeInstanceOf(UnauthenticatedError);
+      await expect(works(seeded.apiKey)).rejects.toBeInstanceOf(UnauthenticatedError);
+      const again = await replaceSeedKey(db, DEMO_WINERY_ID, DEV_KEY_NAME);
+      await expect(works(reseeded.apiKey)).resolves.toMatchObject({ wineryId: DEMO_WINERY_ID });
+      await expect(works(again)).resolves.toMatchObject({ wineryId: DEMO_WINERY_ID });
+    } finally {
+      await pool.end();
+    }
   });
 });
 

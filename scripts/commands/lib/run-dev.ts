@@ -21,6 +21,7 @@ import { DATA_DIR, MIGRATIONS_DIR, POSTGRES_DIR, STACK_FILE, WRANGLER_STATE_DIR 
 import {
   DEMO_CHANNEL_KEY,
   DEMO_WINERY_ID,
+  DEV_KEY_NAME,
   isSeeded,
   replaceSeedKey,
   type SeedResult,
@@ -52,7 +53,10 @@ async function prepareDatabase(dbPort: number): Promise<string> {
   return server.connectionString;
 }
 
-/** Seeds on first start; afterwards replaces the demo key (keys are stored hashed, never shown again). */
+/**
+ * Seeds on first start; afterwards replaces dev's own demo key (keys are stored hashed, never shown
+ * again); the key `npm run seed` printed keeps working.
+ */
 async function demoCredentials(connectionString: string): Promise<SeedResult> {
   const pool = new pg.Pool({ connectionString, max: 2 });
   pool.on("error", () => {});
@@ -60,9 +64,9 @@ async function demoCredentials(connectionString: string): Promise<SeedResult> {
     const db = drizzle({ client: pool, schema, casing: "snake_case" });
     if (!(await isSeeded(db))) {
       log("first start: seeding demo data");
-      return await seedDemo(db, (line) => log(`seed: ${line}`));
+      return await seedDemo(db, (line) => log(`seed: ${line}`), DEV_KEY_NAME);
     }
-    const apiKey = await replaceSeedKey(db, DEMO_WINERY_ID);
+    const apiKey = await replaceSeedKey(db, DEMO_WINERY_ID, DEV_KEY_NAME);
     return { wineryId: DEMO_WINERY_ID, apiChannelKey: DEMO_CHANNEL_KEY, apiKey };
   } finally {
     await pool.end();

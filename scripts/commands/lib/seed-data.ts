@@ -16,8 +16,16 @@ type Log = (line: string) => void;
 
 export const DEMO_WINERY_ID = "3f8a2c1e-5b7d-4e9f-a1c2-d4e5f6a7b8c9";
 export const DEMO_CHANNEL_KEY = "demo-webshop";
-/** The name of the one key `seed` and `dev` keep per winery: issuing a new one deletes the last. */
-export const SEED_KEY_NAME = "demo key (npm run seed / npm run dev)";
+/**
+ * The demo keys, one per command and winery: each command's new key replaces only its own last one,
+ * so the key `npm run seed` printed keeps working across restarts of `npm run dev` (and the key a
+ * running `dev` printed across seeds).
+ */
+export const SEED_KEY_NAME = "demo key (npm run seed)";
+export const DEV_KEY_NAME = "demo key (npm run dev)";
+export type DemoKeyName = typeof SEED_KEY_NAME | typeof DEV_KEY_NAME;
+/** The one name both commands used before they had their own: replaced by either. */
+const SHARED_KEY_NAME = "demo key (npm run seed / npm run dev)";
 
 /** What `npm run seed` prints as the JSON object of its last line. */
 export interface SeedResult {
@@ -268,7 +276,11 @@ const DEMO_STEPS: DemoStep[] = [
  * accept it until their cache expires). Keys named by earlier versions ("seed <date>", "dev
  * <date>") go too.
  */
-export async function replaceSeedKey(db: Db, wineryId: string): Promise<string> {
+export async function replaceSeedKey(
+  db: Db,
+  wineryId: string,
+  name: DemoKeyName = SEED_KEY_NAME,
+): Promise<string> {
   return db.transaction(async (tx) => {
     await tx
       .delete(schema.apiKeys)
@@ -276,25 +288,32 @@ export async function replaceSeedKey(db: Db, wineryId: string): Promise<string> 
         and(
           eq(schema.apiKeys.wineryId, wineryId),
           or(
-            eq(schema.apiKeys.name, SEED_KEY_NAME),
+            eq(schema.apiKeys.name, name),
+            eq(schema.apiKeys.name, SHARED_KEY_NAME),
             sql`${schema.apiKeys.name} ~ '^(seed|dev) [0-9]{4}-[0-9]{2}-[0-9]{2}T'`,
           ),
         ),
       );
     // The bulk tier: bench and load runs send thousands of requests a minute with this key.
-    const { key } = await issueApiKey(tx, wineryId, SEED_KEY_NAME, { rateLimitTier: "bulk" });
+    const { key } = await issueApiKey(tx, wineryId, name, { rateLimitTier: "bulk" });
     return key;
   });
 }
 
 /** The demo winery with its channel and every DEMO_STEPS area; idempotent, with a fresh key. */
-export async function seedDemo(db: Db, log: Log): Promise<SeedResult> {
+export async function seedDemo(
+  db: Db,
+  log: Log,
+  keyName: DemoKeyName = SEED_KEY_NAME,
+): Promise<SeedResult> {
   const winery = { wineryId: DEMO_WINERY_ID, apiChannelKey: DEMO_CHANNEL_KEY };
   await ensureWinery(db, DEMO_WINERY_ID, "Tenuta Demo", DEMO_CHANNEL_KEY, log);
   let ids: Record<string, string | number> = {};
   for (const step of DEMO_STEPS) ids = { ...ids, ...(await step(db, winery, log)) };
-  const apiKey = await replaceSeedKey(db, DEMO_WINERY_ID);
-  log("issued a new API key for the demo winery; the previous one no longer works");
+  const apiKey = await replaceSeedKey(db, DEMO_WINERY_ID, keyName);
+  log(
+    `issued a new API key for the demo winery; the previous one of ${keyName === SEED_KEY_NAME ? "npm run seed" : "npm run dev"} no longer works`,
+  );
   return { ...winery, apiKey, ...ids };
 }
 
