@@ -21,7 +21,7 @@ const TIER_LIST = ASSIGNABLE_RATE_LIMIT_TIERS.map((tier) => {
 /** The decisions on rate limits, for the document's description (numbers from the tier table). */
 export const RATE_LIMITS_DESCRIPTION = [
   `Rate limits: each API key has a tier (${TIER_LIST}; new keys get standard), counted per key, not per winery, and per Cloudflare location, approximately.`,
-  "Every answer of /api/v2..v4 states its key's policy in `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers).",
+  "Every answer of /api/v2..v4 to a verified key states its key's policy in `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers); a 503 answered before the key could be verified (the database unreachable, the key not verified in the last seconds) has none.",
   "Over the limit the answer is 429 RATE_LIMITED with `Retry-After` and `RateLimit` (`r=0`); other answers do not state the remaining count, because the limiter tells only whether a request is allowed.",
   "Requests without a valid key (401) and the unversioned routes (health, openapi.json, docs, problems) are not rate limited.",
   "If the limiter is unavailable, requests are let through without RateLimit headers.",
@@ -41,7 +41,7 @@ export const HEADER_COMPONENTS = {
   },
   "RateLimit-Policy": {
     description:
-      'The API key\'s rate-limit tier and its quota, as in draft-ietf-httpapi-ratelimit-headers: `"<tier>";q=<requests>;w=<window seconds>`, e.g. `"standard";q=600;w=60`. Counted per API key and Cloudflare location, approximately. Absent only if the limiter is unavailable (requests are then let through).',
+      'The API key\'s rate-limit tier and its quota, as in draft-ietf-httpapi-ratelimit-headers: `"<tier>";q=<requests>;w=<window seconds>`, e.g. `"standard";q=600;w=60`. Counted per API key and Cloudflare location, approximately. Absent only if the limiter is unavailable (requests are then let through), and on a 503 answered before the key could be verified (the database unreachable).',
     schema: { type: "string", example: '"standard";q=600;w=60' },
   },
   RateLimit: {

@@ -73,7 +73,7 @@ export const Int64Id = z
   .regex(/^[1-9]\d{0,15}$/, "must be a positive integer id")
   .transform(Number)
   .refine(Number.isSafeInteger, "is out of range")
-  .openapi({ type: "integer", format: "int64", example: "42" });
+  .openapi({ type: "integer", format: "int64", example: 42 });
 
 /**
  * Text that Postgres can store: no NUL (U+0000) and no lone UTF-16 surrogate. Bodies are checked

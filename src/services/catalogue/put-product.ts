@@ -149,7 +149,8 @@ function defined<T extends object>(fields: T): Partial<T> {
 const FIELD_OF_CONSTRAINT: Record<string, { path: string; message: string }> = {
   product_categories_category_fk: {
     path: "categories",
-    message: "a category id belongs to another winery",
+    message:
+      "a category id that is not one of this winery's and cannot be given to a new category: use another id",
   },
   categories_parent_fk: {
     path: "categories",
