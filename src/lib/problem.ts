@@ -64,11 +64,43 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 export function fieldErrorsFromZod(error: ZodError, prefix: ReadonlyArray<PropertyKey> = []) {
-  return error.issues.map((issue) => ({
-    // A problem with the whole body (not an object, say) names it, as the body middleware does.
-    path: formatPath([...prefix, ...issue.path]) || "body",
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) => explained(issue, prefix));
+}
+
+type Issue = ZodError["issues"][number];
+
+/**
+ * The types an option of a union expects when the value is of none of them (its one issue is a
+ * wrong type at its root, or a union of such options); undefined when the value has its type.
+ */
+function typesExpected(branch: Issue[]): string[] | undefined {
+  const [only] = branch;
+  if (branch.length !== 1 || !only || only.path.length > 0) return undefined;
+  if (only.code === "invalid_type") return [only.expected];
+  if (only.code !== "invalid_union") return undefined;
+  const nested = only.errors.map(typesExpected);
+  return nested.every((t) => t !== undefined) ? nested.flat() : undefined;
+}
+
+/**
+ * An issue as field errors. A value that fits no option of a union ("Invalid input" as Zod says it)
+ * is explained by the one option whose type it has (a LocalTime object with hour 25: that object's
+ * `hour`), or else by the types the options take ("must be object, string or null").
+ */
+function explained(issue: Issue, prefix: ReadonlyArray<PropertyKey>): FieldError[] {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === "invalid_union" && issue.errors.length > 0) {
+    const fitting = issue.errors.filter((branch) => typesExpected(branch) === undefined);
+    if (fitting.length === 1) return (fitting[0] as Issue[]).flatMap((i) => explained(i, path));
+    const types = [...new Set(issue.errors.flatMap((branch) => typesExpected(branch) ?? []))];
+    if (fitting.length === 0 && types.length > 0) {
+      const list =
+        types.length === 1 ? types[0] : `${types.slice(0, -1).join(", ")} or ${types.at(-1)}`;
+      return [{ path: formatPath(path) || "body", message: `must be ${list}` }];
+    }
+  }
+  // A problem with the whole body (not an object, say) names it, as the body middleware does.
+  return [{ path: formatPath(path) || "body", message: issue.message }];
 }
 
 /**

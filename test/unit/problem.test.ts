@@ -109,6 +109,28 @@ describe("toProblem", () => {
     expect(formatPath([])).toBe("");
     expect(new AppError("CONFLICT", "x").status).toBe(409);
   });
+
+  it("explains a value that fits no option of a union by the option of its type", async () => {
+    // E9's `time`: a LocalTime (object or "HH:MM" string) or null, a union inside a union.
+    const { LocalTimeSchema } = await import("../../src/schemas/slots");
+    const schema = z.object({
+      requests: z.array(z.object({ time: LocalTimeSchema.or(z.null()) })),
+    });
+    const errorsOf = (time: unknown) => {
+      const result = schema.safeParse({ requests: [{ time }] });
+      return result.success ? [] : fieldErrorsFromZod(result.error);
+    };
+    expect(errorsOf({ hour: 25, minute: 0 })).toEqual([
+      { path: "requests[0].time.hour", message: expect.stringContaining("23") },
+    ]);
+    expect(errorsOf("25:00")).toEqual([
+      { path: "requests[0].time", message: "must be HH:MM or HH:MM:SS" },
+    ]);
+    expect(errorsOf(7)).toEqual([
+      { path: "requests[0].time", message: "must be object, string or null" },
+    ]);
+    expect(errorsOf({ hour: 9, minute: 30 })).toEqual([]);
+  });
 });
 
 describe("problem types", () => {
