@@ -55,7 +55,15 @@ export const Int32 = z
   .max(2 ** 31 - 1)
   .openapi({ format: "int32" });
 /** An int64 on the wire, held exactly: JavaScript numbers are exact up to 2^53-1. */
-export const Int64 = z.int().openapi({ format: "int64" });
+/**
+ * An int64 as JSON numbers carry it here: within ±(2^53-1), which z.int() enforces; the bounds are
+ * stated so that the document says so too (it would otherwise promise the whole int64 range).
+ */
+export const Int64 = z
+  .int()
+  .min(-Number.MAX_SAFE_INTEGER)
+  .max(Number.MAX_SAFE_INTEGER)
+  .openapi({ format: "int64" });
 
 /** Integer cents within ±(2^53-1), the range decisions.md allows any amount. */
 export const Cents = z.int().min(-MAX_SAFE_CENTS).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
@@ -73,7 +81,13 @@ export const Int64Id = z
   .regex(/^[1-9]\d{0,15}$/, "must be a positive integer id")
   .transform(Number)
   .refine(Number.isSafeInteger, "is out of range")
-  .openapi({ type: "integer", format: "int64", example: 42 });
+  .openapi({
+    type: "integer",
+    format: "int64",
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    example: 42,
+  });
 
 /**
  * Text that Postgres can store: no NUL (U+0000) and no lone UTF-16 surrogate. Bodies are checked

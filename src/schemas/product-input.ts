@@ -67,7 +67,7 @@ const FileInputSchema = FreeObject.superRefine((file, ctx) => {
   type: "object",
   additionalProperties: true,
   properties: {
-    id: { type: "integer", format: "int64", minimum: 1 },
+    id: { type: "integer", format: "int64", minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     displayOrder: {
       type: "integer",
       format: "int32",

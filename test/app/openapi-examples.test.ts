@@ -60,3 +60,52 @@ it("every example in /api/openapi.json is valid against its own schema", async (
   }
   expect(invalid).toEqual([]);
 });
+
+it("every integer a request may carry states the range the service takes (±(2^53-1) at most)", async () => {
+  const response = await createApp().request("http://api.test/api/openapi.json", undefined, env);
+  const doc = (await response.json()) as {
+    paths: Record<string, Record<string, { requestBody?: unknown; parameters?: unknown[] }>>;
+  };
+  const resolve = (ref: string) =>
+    ref
+      .split("/")
+      .slice(1)
+      .reduce<unknown>(
+        (node, key) =>
+          (node as Record<string, unknown>)[key.replaceAll("~1", "/").replaceAll("~0", "~")],
+        doc,
+      );
+  const seen = new Set<string>();
+  const unbounded: string[] = [];
+  const walk = (node: unknown, where: string) => {
+    if (typeof node !== "object" || node === null) return;
+    const schema = node as Record<string, unknown>;
+    if (typeof schema.$ref === "string") {
+      if (!seen.has(schema.$ref)) {
+        seen.add(schema.$ref);
+        walk(resolve(schema.$ref), schema.$ref);
+      }
+      return;
+    }
+    const types = ([] as unknown[]).concat(schema.type ?? []);
+    if (types.includes("integer")) {
+      const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+      if (
+        minimum === undefined ||
+        maximum === undefined ||
+        minimum < -Number.MAX_SAFE_INTEGER ||
+        maximum > Number.MAX_SAFE_INTEGER
+      )
+        unbounded.push(`${where}: ${JSON.stringify({ minimum, maximum })}`);
+    }
+    for (const [key, child] of Object.entries(schema))
+      if (key !== "example" && key !== "examples") walk(child, `${where}/${key}`);
+  };
+  for (const [path, operations] of Object.entries(doc.paths))
+    for (const [method, operation] of Object.entries(operations)) {
+      walk(operation.requestBody, `${method} ${path} body`);
+      for (const parameter of operation.parameters ?? []) walk(parameter, `${method} ${path}`);
+    }
+  expect(seen.size).toBeGreaterThan(20);
+  expect(unbounded).toEqual([]);
+});
