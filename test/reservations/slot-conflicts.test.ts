@@ -46,6 +46,41 @@ describe("slot conflicts name reservations (E8, E9)", () => {
     expect(kept.map((r) => [r.id, r.slotId])).toEqual(ids.map((id) => [id, null]));
   });
 
+  it("a slot moved with ignoreOccupiedSlot takes its reservations to its new date and time (E9)", async () => {
+    const target = await experienceWithSlot(tenant);
+    const reservation = await importOk(tenant, "NEW", reservationBody(target));
+    const bystander = await experienceWithSlot(tenant, "2027-03-07");
+    const other = await importOk(tenant, "NEW", reservationBody(bystander));
+    const moved = await act([
+      {
+        action: "UPDATE",
+        slotId: target.slotId,
+        newDay: "2027-03-08",
+        newTime: { hour: 17, minute: 30 },
+        ignoreOccupiedSlot: true,
+      },
+    ]);
+    expect(moved.status).toBe(200);
+    const seen = async (id: string) => {
+      const [found] = (await (
+        await queryReservations(tenant, { ids: [id] })
+      ).json()) as Reservation[];
+      return { slotId: found?.slotId, date: found?.date, time: found?.time };
+    };
+    expect(await seen(reservation.id)).toEqual({
+      slotId: target.slotId,
+      date: "2027-03-08",
+      time: expect.stringMatching(/^17:30/),
+    });
+    expect((await slotState(target.slotId)).reservedCount).toBe(2);
+    // Another slot's reservation stays where it was.
+    expect(await seen(other.id)).toEqual({
+      slotId: bystander.slotId,
+      date: "2027-03-07",
+      time: expect.stringMatching(/^15:00/),
+    });
+  });
+
   it("E8's preview names the reservations on a slot the change would shrink below its occupants", async () => {
     const target = await experienceWithSlot(tenant);
     const reservation = await importOk(

@@ -1,5 +1,5 @@
 import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
-import { slots } from "../../db/schema";
+import { reservations, slots } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import { localTime, type Slot } from "../../schemas/slots";
 import { occupantsOf, type SlotDiff, type SlotState } from "./slot-set";
@@ -119,6 +119,19 @@ export async function writeSlotDiff(tx: AnyDb, wineryId: string, diff: SlotDiff)
         extra_data jsonb)
       where s.id = v.id and s.winery_id = ${wineryId}`);
     assertCount("update", result, diff.update.length);
+    // A reservation is at its slot's date and time: a moved slot (E9 with ignoreOccupiedSlot, a
+    // save's slot request) takes its reservations along, seats and all.
+    const moved = diff.update
+      .filter(({ before, after }) => before.date !== after.date || before.time !== after.time)
+      .map(({ after }) => after.id);
+    if (moved.length > 0) {
+      await tx.execute(sql`
+        update ${reservations} r set date = s.date, time = s.time
+        from ${slots} s
+        where s.winery_id = ${wineryId}
+          and s.id in (select jsonb_array_elements_text(${JSON.stringify(moved)}::jsonb)::uuid)
+          and r.winery_id = ${wineryId} and r.slot_id = s.id`);
+    }
   }
   for (let i = 0; i < diff.create.length; i += INSERT_CHUNK) {
     const rows = diff.create.slice(i, i + INSERT_CHUNK).map((s) => ({ ...s, wineryId }));
