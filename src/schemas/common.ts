@@ -54,10 +54,10 @@ export const Int32 = z
   .min(-(2 ** 31))
   .max(2 ** 31 - 1)
   .openapi({ format: "int32" });
-/** An int64 on the wire, held exactly: JavaScript numbers are exact up to 2^53-1. */
 /**
- * An int64 as JSON numbers carry it here: within ±(2^53-1), which z.int() enforces; the bounds are
- * stated so that the document says so too (it would otherwise promise the whole int64 range).
+ * An int64 on the wire, held exactly: within ±(2^53-1), where JavaScript numbers are exact, which
+ * z.int() enforces; the bounds are stated so that the document says so too (it would otherwise
+ * promise the whole int64 range).
  */
 export const Int64 = z
   .int()

@@ -119,8 +119,8 @@ export async function writeSlotDiff(tx: AnyDb, wineryId: string, diff: SlotDiff)
         extra_data jsonb)
       where s.id = v.id and s.winery_id = ${wineryId}`);
     assertCount("update", result, diff.update.length);
-    // A reservation is at its slot's date and time: a moved slot (E9 with ignoreOccupiedSlot, a
-    // save's slot request) takes its reservations along, seats and all.
+    // A reservation is at its slot's date and time: a moved slot takes its reservations along,
+    // seats and all (only E9 with ignoreOccupiedSlot moves an occupied slot; a save refuses to).
     const moved = diff.update
       .filter(({ before, after }) => before.date !== after.date || before.time !== after.time)
       .map(({ after }) => after.id);
