@@ -28,6 +28,11 @@ export type JsonTextResult =
  * below stops descending at the limit.
  */
 export function parseJsonText(text: string): JsonTextResult {
+  if (text.length > SCAN_DEPTH_FROM) {
+    const deep = tooDeep(text, MAX_JSON_DEPTH);
+    if (deep === "unbalanced") return { ok: false, malformed: true };
+    if (deep) return { ok: false, malformed: false, errors: [deep] };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -38,6 +43,89 @@ export function parseJsonText(text: string): JsonTextResult {
   if (MAY_LOSE_DIGITS.test(text))
     errors.push(...lostNumbers(text).slice(0, MAX_REPORTED - errors.length));
   return errors.length > 0 ? { ok: false, malformed: false, errors } : { ok: true, value };
+}
+
+/**
+ * Texts longer than this are scanned for nesting before they are parsed: JSON.parse of 1 MiB of
+ * `[[[[...` builds half a million arrays (about 30 MiB of heap and 130 ms of CPU) only for the
+ * walk to refuse them at level 32. A shorter text is cheap to parse, and the walk names it.
+ */
+const SCAN_DEPTH_FROM = 64 * 1024;
+
+interface Frame {
+  array: boolean;
+  /** An array's index of the current element. */
+  index: number;
+  /** An object's current key: where its string token starts and ends in the text. */
+  key: [number, number] | undefined;
+}
+
+/**
+ * The first place where `text` nests deeper than `limit` (as inspectJson names it), found without
+ * parsing: brackets are counted outside strings. "unbalanced" when the brackets do not match (the
+ * text is malformed, as JSON.parse would say); undefined when nothing is too deep.
+ */
+function tooDeep(text: string, limit: number): FieldError | "unbalanced" | undefined {
+  // Open brackets by depth (1: array), and the first `limit` levels' place (index or key).
+  const arrays = new Uint8Array(text.length + 1);
+  const frames: Frame[] = [];
+  let depth = 0;
+  let found: FieldError | undefined;
+  let lastString: [number, number] | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: to its closing quote, one not escaped by an odd run of backslashes.
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1) {
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end === -1) return "unbalanced";
+      lastString = [i, end];
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (depth === limit && !found) {
+        try {
+          found = {
+            path: pathOf(text, frames) || "body",
+            message: `is nested deeper than ${limit} levels`,
+          };
+        } catch {
+          return "unbalanced"; // a key that is no JSON string
+        }
+      }
+      arrays[depth] = c === 0x5b ? 1 : 0;
+      if (depth < limit) frames[depth] = { array: c === 0x5b, index: 0, key: undefined };
+      depth++;
+    } else if (c === 0x5d || c === 0x7d) {
+      if (depth === 0 || arrays[depth - 1] !== (c === 0x5d ? 1 : 0)) return "unbalanced";
+      depth--;
+    } else if (c === 0x2c && depth > 0 && depth <= limit) {
+      const top = frames[depth - 1];
+      if (top?.array) top.index++;
+    } else if (c === 0x3a && depth > 0 && depth <= limit) {
+      const top = frames[depth - 1];
+      if (top && !top.array) top.key = lastString;
+    }
+  }
+  if (depth > 0) return "unbalanced";
+  return found;
+}
+
+/** The path into the frame below the first `limit` ones, as inspectJson writes it. */
+function pathOf(text: string, frames: Frame[]): string {
+  return formatPath(
+    frames.map((frame) =>
+      frame.array
+        ? frame.index
+        : frame.key
+          ? (JSON.parse(text.slice(frame.key[0], frame.key[1] + 1)) as string)
+          : "",
+    ),
+  );
 }
 
 /**

@@ -177,18 +177,15 @@ export const jsonBody = [requireJsonContentType, limitBody, checkQuery, parseJso
 /**
  * For a body that is a JSON string holding a document (E19): the document's `wineryId` members, at
  * any depth, as a body's own (403 for another winery's, before the route validates the document).
- * A string that is not JSON is left to the route's schema.
+ * A string that is not JSON, or that breaks the body rules, is left to the route's schema.
  */
 export const ownWineryInJsonString = createMiddleware<AppEnv>(async (c, next) => {
   const body: unknown = await c.req.json();
   if (typeof body === "string" && mayHoldWineryId(body)) {
-    let document: unknown;
-    try {
-      document = JSON.parse(body);
-    } catch {
-      document = undefined;
-    }
-    assertOwnWineryIds(c, body, document);
+    // Parsed with the body rules (a document they refuse is left to the route's schema, which
+    // names the problem): a long, deeply nested document is refused before it is built.
+    const parsed = parseJsonText(body);
+    if (parsed.ok) assertOwnWineryIds(c, body, parsed.value);
   }
   await next();
 });
