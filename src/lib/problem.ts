@@ -64,10 +64,25 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 export function fieldErrorsFromZod(error: ZodError, prefix: ReadonlyArray<PropertyKey> = []) {
-  return error.issues.flatMap((issue) => explained(issue, prefix));
+  return explainedIssues(error).map(({ path, message }) => ({
+    // A problem with the whole body (not an object, say) names it, as the body middleware does.
+    path: formatPath([...prefix, ...path]) || "body",
+    message,
+  }));
 }
 
 type Issue = ZodError["issues"][number];
+
+/**
+ * Zod's issues as a client can act on them, with their paths as arrays (for a refinement that
+ * passes them on to its own context). A value that fits no option of a union ("Invalid input" as
+ * Zod says it) is explained by the one option whose type it has (a LocalTime object with hour 25:
+ * that object's `hour` and its range), by the types the options take ("must be object, string or
+ * null"), or by what each option said; a missing member "is required".
+ */
+export function explainedIssues(error: ZodError): { path: PropertyKey[]; message: string }[] {
+  return error.issues.flatMap((issue) => explained(issue, []));
+}
 
 /**
  * The types an option of a union expects when the value is of none of them (its one issue is a
@@ -82,12 +97,12 @@ function typesExpected(branch: Issue[]): string[] | undefined {
   return nested.every((t) => t !== undefined) ? nested.flat() : undefined;
 }
 
-/**
- * An issue as field errors. A value that fits no option of a union ("Invalid input" as Zod says it)
- * is explained by the one option whose type it has (a LocalTime object with hour 25: that object's
- * `hour`), or else by the types the options take ("must be object, string or null").
- */
-function explained(issue: Issue, prefix: ReadonlyArray<PropertyKey>): FieldError[] {
+const ZOD_DEFAULT_UNION_MESSAGE = "Invalid input";
+
+function explained(
+  issue: Issue,
+  prefix: ReadonlyArray<PropertyKey>,
+): { path: PropertyKey[]; message: string }[] {
   const path = [...prefix, ...issue.path];
   if (issue.code === "invalid_union" && issue.errors.length > 0) {
     const fitting = issue.errors.filter((branch) => typesExpected(branch) === undefined);
@@ -96,11 +111,19 @@ function explained(issue: Issue, prefix: ReadonlyArray<PropertyKey>): FieldError
     if (fitting.length === 0 && types.length > 0) {
       const list =
         types.length === 1 ? types[0] : `${types.slice(0, -1).join(", ")} or ${types.at(-1)}`;
-      return [{ path: formatPath(path) || "body", message: `must be ${list}` }];
+      return [{ path, message: `must be ${list}` }];
+    }
+    if (fitting.length > 1 && issue.message === ZOD_DEFAULT_UNION_MESSAGE) {
+      // Several options of the value's type, each refusing it: what each one wanted.
+      const said = fitting.flatMap((branch) => branch.flatMap((i) => explained(i, [])));
+      const messages = [...new Set(said.map((i) => i.message))];
+      return [{ path, message: `fits none of its forms: ${messages.join("; or ")}` }];
     }
   }
-  // A problem with the whole body (not an object, say) names it, as the body middleware does.
-  return [{ path: formatPath(path) || "body", message: issue.message }];
+  if (issue.code === "invalid_type" && issue.expected === "nonoptional") {
+    return [{ path, message: "is required" }];
+  }
+  return [{ path, message: issue.message }];
 }
 
 /**

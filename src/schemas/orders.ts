@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { compareDateTimes } from "../lib/instant";
 import { multiplyCents, PRODUCT_OUT_OF_RANGE, sumCents } from "../lib/money";
+import { explainedIssues } from "../lib/problem";
 import {
   CalendarDate,
   DateTime,
@@ -354,7 +355,8 @@ export const UpdateParamSchema = z
     const contacts = param.userMetadata?.secondaryContacts;
     if (contacts == null) return; // null, like absent: no secondary contacts to check
     const result = SecondaryContactsSchema.safeParse(contacts);
-    for (const issue of result.error?.issues ?? []) {
+    if (result.success) return;
+    for (const issue of explainedIssues(result.error)) {
       ctx.addIssue({
         code: "custom",
         path: ["userMetadata", "secondaryContacts", ...issue.path],

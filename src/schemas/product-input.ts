@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { explainedIssues } from "../lib/problem";
 import { CalendarDate, Cents, FreeObject, Int32, Int64, Uuid } from "./common";
 import { CategorySchema, ProductSchema } from "./products";
 
@@ -60,7 +61,7 @@ const FileMembers = z.object({
 const FileInputSchema = FreeObject.superRefine((file, ctx) => {
   const result = FileMembers.safeParse(file);
   if (result.success) return;
-  for (const issue of result.error.issues) {
+  for (const issue of explainedIssues(result.error)) {
     ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
   }
 }).openapi("ProductFileInput", {

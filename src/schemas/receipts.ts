@@ -57,7 +57,9 @@ const List = z
 
 /** A calendar date (the whole UTC day) or a date-time instant. */
 const DateOrDateTime = z
-  .union([CalendarDate, DateTime])
+  .union([CalendarDate, DateTime], {
+    error: "must be a date (2026-05-01) or a date-time with an offset (2026-05-01T10:00:00Z)",
+  })
   .openapi({ example: "2026-05-01" })
   .nullish();
 

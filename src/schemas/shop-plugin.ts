@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { parseJsonText } from "../lib/json-text";
+import { explainedIssues } from "../lib/problem";
 import { Uuid } from "./common";
 import { type ExternalOrder, ExternalOrderSchema } from "./orders";
 import { looksLikeWooCommerce, type WooCommerceOrder, WooCommerceOrderSchema } from "./woocommerce";
@@ -29,8 +30,7 @@ export type ShopOrderDocument =
 const NOT_AN_ORDER = "must be a JSON object: a WooCommerce REST API order or an ExternalOrder";
 
 type Issue = { path: PropertyKey[]; message: string };
-const issuesOf = (error: z.ZodError): Issue[] =>
-  error.issues.map((issue) => ({ path: issue.path, message: issue.message }));
+const issuesOf = (error: z.ZodError): Issue[] => explainedIssues(error);
 
 /**
  * E19's body: one JSON string whose content is the storefront's order document. The inner JSON

@@ -18,7 +18,12 @@ const LocalTimeObject = z.object({
 export const LocalTimeSchema = z
   .union([
     LocalTimeObject,
-    z.string().regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, "must be HH:MM or HH:MM:SS"),
+    z
+      .string()
+      .regex(
+        /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/,
+        "must be HH:MM or HH:MM:SS, hours 00-23, minutes and seconds 00-59",
+      ),
   ])
   .transform((t) => (typeof t === "string" ? toClock(t) : fromParts(t.hour, t.minute, t.second)))
   .openapi("LocalTime", {

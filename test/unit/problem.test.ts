@@ -124,12 +124,69 @@ describe("toProblem", () => {
       { path: "requests[0].time.hour", message: expect.stringContaining("23") },
     ]);
     expect(errorsOf("25:00")).toEqual([
-      { path: "requests[0].time", message: "must be HH:MM or HH:MM:SS" },
+      {
+        path: "requests[0].time",
+        message: "must be HH:MM or HH:MM:SS, hours 00-23, minutes and seconds 00-59",
+      },
     ]);
     expect(errorsOf(7)).toEqual([
       { path: "requests[0].time", message: "must be object, string or null" },
     ]);
     expect(errorsOf({ hour: 9, minute: 30 })).toEqual([]);
+  });
+
+  it("explains the routes' own unions: E4's dates, E2's contact ids, E7's Timestamp", async () => {
+    const { ReceiptQuerySchema } = await import("../../src/schemas/receipts");
+    const { UpdateParamSchema } = await import("../../src/schemas/orders");
+    const { TimestampInputSchema } = await import("../../src/schemas/customer-classes");
+    const errorsOf = (schema: z.ZodType, value: unknown) => {
+      const result = schema.safeParse(value);
+      return result.success ? [] : fieldErrorsFromZod(result.error);
+    };
+    expect(errorsOf(ReceiptQuerySchema, { startDate: "2026-13-01" })).toEqual([
+      {
+        path: "startDate",
+        message: "must be a date (2026-05-01) or a date-time with an offset (2026-05-01T10:00:00Z)",
+      },
+    ]);
+    const contact = (contactId: unknown) => ({
+      userMetadata: { secondaryContacts: [{ contactId, amountCents: 1 }] },
+    });
+    expect(errorsOf(UpdateParamSchema, contact({ a: 1 }))).toEqual([
+      { path: "userMetadata.secondaryContacts[0].contactId", message: "must be number or string" },
+    ]);
+    expect(errorsOf(UpdateParamSchema, contact("1.5"))).toEqual([
+      {
+        path: "userMetadata.secondaryContacts[0].contactId",
+        message: "must be a numeric contact id",
+      },
+    ]);
+    expect(
+      errorsOf(z.object({ validityDate: TimestampInputSchema }), { validityDate: { year: 127 } }),
+    ).toEqual([{ path: "validityDate.time", message: "is required" }]);
+  });
+
+  it("says what each form wanted when several forms of a union take the value's type, and names a missing member", () => {
+    const twoForms = z.object({
+      at: z.union([z.string().regex(/^\d{4}$/, "must be a year"), z.email("must be an email")]),
+      stamp: z.object({ time: z.number() }),
+    });
+    const result = twoForms.safeParse({ at: "nope", stamp: {} });
+    expect(result.success).toBe(false);
+    if (!result.success) {
+      expect(fieldErrorsFromZod(result.error)).toEqual([
+        { path: "at", message: "fits none of its forms: must be a year; or must be an email" },
+        { path: "stamp.time", message: expect.any(String) },
+      ]);
+    }
+    // A union with its own message keeps it.
+    const own = z.union([z.string().regex(/^a$/), z.string().regex(/^b$/)], {
+      error: "must be a or b",
+    });
+    const refused = own.safeParse("c");
+    if (!refused.success)
+      expect(fieldErrorsFromZod(refused.error)[0]?.message).toBe("must be a or b");
+    expect(refused.success).toBe(false);
   });
 });
 
