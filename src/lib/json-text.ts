@@ -29,9 +29,11 @@ export type JsonTextResult =
  */
 export function parseJsonText(text: string): JsonTextResult {
   if (text.length > SCAN_DEPTH_FROM) {
-    const deep = tooDeep(text, MAX_JSON_DEPTH);
-    if (deep === "unbalanced") return { ok: false, malformed: true };
-    if (deep) return { ok: false, malformed: false, errors: [deep] };
+    const scan = scanNesting(text, MAX_JSON_DEPTH);
+    if (scan === "unbalanced") return { ok: false, malformed: true };
+    if (scan.tooDeep && scan.maxDepth > PARSE_DEPTH_AT_MOST) {
+      return { ok: false, malformed: false, errors: [scan.tooDeep] };
+    }
   }
   let value: unknown;
   try {
@@ -51,6 +53,13 @@ export function parseJsonText(text: string): JsonTextResult {
  * walk to refuse them at level 32. A shorter text is cheap to parse, and the walk names it.
  */
 const SCAN_DEPTH_FROM = 64 * 1024;
+/**
+ * A long text nested deeper than this is refused by the scan alone, naming the place the walk
+ * would name; one nested less deep is parsed (cheap at that depth), so that a text that is not
+ * JSON at all is still MALFORMED_JSON. The scan checks brackets and strings only: a text nested
+ * past this depth that also breaks JSON elsewhere (a missing comma) is answered as too deep.
+ */
+const PARSE_DEPTH_AT_MOST = 1024;
 
 interface Frame {
   array: boolean;
@@ -61,15 +70,19 @@ interface Frame {
 }
 
 /**
- * The first place where `text` nests deeper than `limit` (as inspectJson names it), found without
- * parsing: brackets are counted outside strings. "unbalanced" when the brackets do not match (the
- * text is malformed, as JSON.parse would say); undefined when nothing is too deep.
+ * How deep `text` nests, found without parsing (brackets counted outside strings), and the first
+ * place where it nests deeper than `limit`, as inspectJson names it. "unbalanced" when the
+ * brackets or strings do not close (the text is malformed, as JSON.parse would say).
  */
-function tooDeep(text: string, limit: number): FieldError | "unbalanced" | undefined {
+function scanNesting(
+  text: string,
+  limit: number,
+): { maxDepth: number; tooDeep: FieldError | undefined } | "unbalanced" {
   // Open brackets by depth (1: array), and the first `limit` levels' place (index or key).
   const arrays = new Uint8Array(text.length + 1);
   const frames: Frame[] = [];
   let depth = 0;
+  let maxDepth = 0;
   let found: FieldError | undefined;
   let lastString: [number, number] | undefined;
   for (let i = 0; i < text.length; i++) {
@@ -100,6 +113,7 @@ function tooDeep(text: string, limit: number): FieldError | "unbalanced" | undef
       arrays[depth] = c === 0x5b ? 1 : 0;
       if (depth < limit) frames[depth] = { array: c === 0x5b, index: 0, key: undefined };
       depth++;
+      if (depth > maxDepth) maxDepth = depth;
     } else if (c === 0x5d || c === 0x7d) {
       if (depth === 0 || arrays[depth - 1] !== (c === 0x5d ? 1 : 0)) return "unbalanced";
       depth--;
@@ -112,7 +126,7 @@ function tooDeep(text: string, limit: number): FieldError | "unbalanced" | undef
     }
   }
   if (depth > 0) return "unbalanced";
-  return found;
+  return { maxDepth, tooDeep: found };
 }
 
 /** The path into the frame below the first `limit` ones, as inspectJson writes it. */

@@ -12,12 +12,14 @@ const pad = (text: string) => {
 };
 
 describe("parseJsonText on long texts", () => {
+  // Past PARSE_DEPTH_AT_MOST (1,024) the scan alone answers; below it, the parse and the walk.
   const cases: [string, string][] = [
-    ["arrays", `${"[".repeat(40)}1${"]".repeat(40)}`],
-    ["objects", `${'{"a":'.repeat(40)}1${"}".repeat(40)}`],
+    ["arrays, 40 deep", `${"[".repeat(40)}1${"]".repeat(40)}`],
+    ["arrays, 2,000 deep", `${"[".repeat(2000)}1${"]".repeat(2000)}`],
+    ["objects, 2,000 deep", `${'{"a":'.repeat(2000)}1${"}".repeat(2000)}`],
     [
       "nesting after siblings, escaped keys and brackets inside strings",
-      `{"x":[1,"[{",{"k\\"ey\\\\":${"[".repeat(35)}"]]\\"["${"]".repeat(35)}}]}`,
+      `{"x":[1,"[{",{"k\\"ey\\\\":[0,${"[".repeat(1500)}"]]\\"["${"]".repeat(1500)}]}]}`,
     ],
   ];
 
@@ -49,11 +51,16 @@ describe("parseJsonText on long texts", () => {
 
   it("calls unmatched brackets malformed, as JSON.parse would", () => {
     expect(parseJsonText("[".repeat(100_000))).toEqual({ ok: false, malformed: true });
-    expect(parseJsonText(`${"[".repeat(40)}${"}".repeat(40)}${" ".repeat(70_000)}`)).toEqual({
+    expect(parseJsonText(`${"[".repeat(2000)}${"}".repeat(2000)}${" ".repeat(70_000)}`)).toEqual({
       ok: false,
       malformed: true,
     });
     expect(parseJsonText(`["${"x".repeat(70_000)}`)).toEqual({ ok: false, malformed: true });
+  });
+
+  it("still calls a long text malformed when it is not JSON and not absurdly deep", () => {
+    const notJson = `${"[".repeat(100)}x${"]".repeat(100)}${" ".repeat(70_000)}`;
+    expect(parseJsonText(notJson)).toEqual({ ok: false, malformed: true });
   });
 
   it("takes a long text within the limit, strings full of brackets and quotes included", () => {
