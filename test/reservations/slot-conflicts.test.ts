@@ -51,6 +51,17 @@ describe("slot conflicts name reservations (E8, E9)", () => {
     const reservation = await importOk(tenant, "NEW", reservationBody(target));
     const bystander = await experienceWithSlot(tenant, "2027-03-07");
     const other = await importOk(tenant, "NEW", reservationBody(bystander));
+    const seen = async (id: string) => {
+      const response = await queryReservations(tenant, { ids: [id] });
+      const [found] = (await response.json()) as Reservation[];
+      return {
+        slotId: found?.slotId,
+        date: found?.date,
+        time: found?.time,
+        updatedAt: found?.updatedAt,
+      };
+    };
+    const [movedBefore, otherBefore] = [await seen(reservation.id), await seen(other.id)];
     const moved = await act([
       {
         action: "UPDATE",
@@ -61,24 +72,18 @@ describe("slot conflicts name reservations (E8, E9)", () => {
       },
     ]);
     expect(moved.status).toBe(200);
-    const seen = async (id: string) => {
-      const [found] = (await (
-        await queryReservations(tenant, { ids: [id] })
-      ).json()) as Reservation[];
-      return { slotId: found?.slotId, date: found?.date, time: found?.time };
-    };
-    expect(await seen(reservation.id)).toEqual({
+    const after = await seen(reservation.id);
+    expect(after).toEqual({
       slotId: target.slotId,
       date: "2027-03-08",
       time: expect.stringMatching(/^17:30/),
+      // updatedAt moves with it: a client syncing by updatedAt sees the move.
+      updatedAt: expect.anything(),
     });
+    expect(after.updatedAt).not.toEqual(movedBefore.updatedAt);
     expect((await slotState(target.slotId)).reservedCount).toBe(2);
-    // Another slot's reservation stays where it was.
-    expect(await seen(other.id)).toEqual({
-      slotId: bystander.slotId,
-      date: "2027-03-07",
-      time: expect.stringMatching(/^15:00/),
-    });
+    // Another slot's reservation stays where it was, untouched.
+    expect(await seen(other.id)).toEqual(otherBefore);
   });
 
   it("E8's preview names the reservations on a slot the change would shrink below its occupants", async () => {

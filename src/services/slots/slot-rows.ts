@@ -121,12 +121,15 @@ export async function writeSlotDiff(tx: AnyDb, wineryId: string, diff: SlotDiff)
     assertCount("update", result, diff.update.length);
     // A reservation is at its slot's date and time: a moved slot takes its reservations along,
     // seats and all (only E9 with ignoreOccupiedSlot moves an occupied slot; a save refuses to).
+    // Their updatedAt moves too, in the server's UTC clock as when an import sends none, so that
+    // a client syncing by updatedAt sees the move.
     const moved = diff.update
       .filter(({ before, after }) => before.date !== after.date || before.time !== after.time)
       .map(({ after }) => after.id);
     if (moved.length > 0) {
       await tx.execute(sql`
-        update ${reservations} r set date = s.date, time = s.time
+        update ${reservations} r set date = s.date, time = s.time,
+          updated_at = (now() at time zone 'utc')
         from ${slots} s
         where s.winery_id = ${wineryId}
           and s.id in (select jsonb_array_elements_text(${JSON.stringify(moved)}::jsonb)::uuid)
