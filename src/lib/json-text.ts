@@ -21,7 +21,7 @@ export type JsonTextResult =
  * Parses JSON text and refuses what Postgres or JavaScript cannot hold, naming where it sits:
  * a NUL character (U+0000) or a lone UTF-16 surrogate in any string or object key, nesting
  * deeper than MAX_JSON_DEPTH, an array of more than MAX_ARRAY_ITEMS elements and a number that
- * would not be kept as sent (see lostNumbers). Used for every request body
+ * would not be kept as sent (see MAY_LOSE_DIGITS). Used for every request body
  * (src/middleware/json-body.ts) and for JSON carried inside a string (E19's order document), so the
  * rules hold wherever JSON enters.
  * V8's JSON.parse is iterative, so a deeply nested text cannot overflow the stack here; the walk
@@ -37,13 +37,14 @@ export function parseJsonText(text: string): JsonTextResult {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // Only a text that may hold a number a double changes is parsed with each literal's source
+    // text (slower), marking such a number LOST for the walk to name.
+    value = MAY_LOSE_DIGITS.test(text) ? JSON.parse(text, markLost) : JSON.parse(text);
   } catch {
     return { ok: false, malformed: true };
   }
+  // Any LOST is named by the walk, or lies under a place it refuses: never answered as a value.
   const errors = inspectJson(value);
-  if (MAY_LOSE_DIGITS.test(text))
-    errors.push(...lostNumbers(text).slice(0, MAX_REPORTED - errors.length));
   return errors.length > 0 ? { ok: false, malformed: false, errors } : { ok: true, value };
 }
 
@@ -181,30 +182,13 @@ function losesDigits(source: string, value: number): boolean {
   return value === 0 && /[1-9]/.test(source.split(/[eE]/)[0] ?? "");
 }
 
-/** Parses again with each literal's source text (only when MAY_LOSE_DIGITS), naming what it loses. */
-function lostNumbers(text: string): FieldError[] {
-  const revived: unknown = JSON.parse(text, (_key, value, context?: { source?: string }) =>
-    typeof value === "number" && context?.source !== undefined && losesDigits(context.source, value)
-      ? LOST
-      : value,
-  );
-  const errors: FieldError[] = [];
-  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value: revived, path: [] }];
-  while (stack.length > 0 && errors.length < MAX_REPORTED) {
-    const { value, path } = stack.pop() as { value: unknown; path: PropertyKey[] };
-    if (value === LOST) {
-      errors.push({
-        path: formatPath(path) || "body",
-        message:
-          "is a number this service cannot keep as sent (an integer past 2^53, or a non-zero value below 5e-324): send it as a string",
-      });
-    } else if (typeof value === "object" && value !== null) {
-      for (const [key, member] of Object.entries(value).reverse()) {
-        stack.push({ value: member, path: [...path, Array.isArray(value) ? Number(key) : key] });
-      }
-    }
-  }
-  return errors;
+/** JSON.parse's reviver: a number literal that would not come back as sent becomes LOST. */
+function markLost(_key: string, value: unknown, context?: { source?: string }): unknown {
+  return typeof value === "number" &&
+    context?.source !== undefined &&
+    losesDigits(context.source, value)
+    ? LOST
+    : value;
 }
 
 function textProblem(text: string): string | undefined {
@@ -226,6 +210,13 @@ export function inspectJson(root: unknown): FieldError[] {
     if (typeof value === "string") {
       const problem = textProblem(value);
       if (problem) report(path, problem);
+      continue;
+    }
+    if (value === LOST) {
+      report(
+        path,
+        "is a number this service cannot keep as sent (an integer past 2^53, or a non-zero value below 5e-324): send it as a string",
+      );
       continue;
     }
     if (typeof value === "number" && !Number.isFinite(value)) {

@@ -30,7 +30,6 @@ export type ShopOrderDocument =
 const NOT_AN_ORDER = "must be a JSON object: a WooCommerce REST API order or an ExternalOrder";
 
 type Issue = { path: PropertyKey[]; message: string };
-const issuesOf = (error: z.ZodError): Issue[] => explainedIssues(error);
 
 /**
  * E19's body: one JSON string whose content is the storefront's order document. The inner JSON
@@ -69,12 +68,14 @@ export const ShopOrderDocumentSchema = z
     }
     if (looksLikeWooCommerce(document as Record<string, unknown>)) {
       const woo = WooCommerceOrderSchema.safeParse(document);
-      return woo.success ? { kind: "woocommerce", order: woo.data } : fail(issuesOf(woo.error));
+      return woo.success
+        ? { kind: "woocommerce", order: woo.data }
+        : fail(explainedIssues(woo.error));
     }
     const external = ExternalOrderSchema.safeParse(document);
     return external.success
       ? { kind: "external", order: external.data }
-      : fail(issuesOf(external.error));
+      : fail(explainedIssues(external.error));
   })
   .openapi({
     type: "string",
