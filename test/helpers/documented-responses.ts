@@ -148,7 +148,7 @@ let published: Promise<unknown> | undefined;
 const validators = new Map<string, Validator>();
 
 /** /api/openapi.json as the app publishes it (its own handler, with the test bindings). */
-function publishedDocument(): Promise<unknown> {
+export function publishedDocument(): Promise<unknown> {
   published ??= Promise.resolve(
     createApp().request("http://api.test/api/openapi.json", undefined, env),
   ).then((r) => r.json());
