@@ -201,4 +201,11 @@ export const ReservationQueryParamsSchema = z.object({
   Lang: SafeString.max(35)
     .optional()
     .openapi({ param: { name: "Lang", in: "query" }, example: "it" }),
+  lang: SafeString.max(35)
+    .optional()
+    .openapi({
+      param: { name: "lang", in: "query" },
+      description: "The same as `Lang`, for clients that send query names in lower case.",
+      example: "it",
+    }),
 });

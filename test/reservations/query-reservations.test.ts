@@ -92,6 +92,8 @@ describe("E16 POST /v2/reservations/query: happy", () => {
 
   it.each([
     ["Lang=it", "?Lang=it", {}, "Degustazione"],
+    ["lang=it (the query name in lower case)", "?lang=it", {}, "Degustazione"],
+    ["query Lang over query lang", "?Lang=it&lang=de", {}, "Degustazione"],
     ["lang in the body", "", { lang: "de" }, "Weinprobe"],
     ["body lang over query Lang", "?Lang=it", { lang: "de" }, "Weinprobe"],
     ["a regional code (it-IT)", "?Lang=it-IT", {}, "Degustazione"],

@@ -34,7 +34,8 @@ const typedBy = <R extends RouteConfig>(handler: StreamHandler<R>) =>
 /** E16: a JSON array streamed in keyset batches (constant memory), answered through the context. */
 export const queryReservationsHandler = typedBy<typeof queryReservationsRoute>(async (c) => {
   const filter = c.req.valid("json");
-  const lang = filter.lang ?? c.req.valid("query").Lang ?? null;
+  const query = c.req.valid("query");
+  const lang = filter.lang ?? query.Lang ?? query.lang ?? null;
   const body = await streamJsonArray(
     queryReservations(c.get("db").http, {
       ...filter,
