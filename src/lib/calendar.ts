@@ -22,10 +22,17 @@ export const daysBetween = (from: string, to: string): number =>
 export const weekDayOf = (date: string): string =>
   WEEK_DAY_NAMES[new Date(Date.parse(date)).getUTCDay()] ?? "SUNDAY";
 
-/** Every date of [from, to], both inclusive, kept when `keep` says so. */
+/**
+ * Every date of [from, to], both inclusive, kept when `keep` says so. Counted in days, never by
+ * comparing texts: the day after 9999-12-31 is written `+010000-01-01`, which sorts before it.
+ */
 export function eachDay(from: string, to: string, keep: (date: string) => boolean = () => true) {
   const days: string[] = [];
-  for (let d = from; d <= to; d = addDays(d, 1)) if (keep(d)) days.push(d);
+  const last = Date.parse(to);
+  for (let at = Date.parse(from); at <= last; at += DAY_MS) {
+    const date = new Date(at).toISOString().slice(0, 10);
+    if (keep(date)) days.push(date);
+  }
   return days;
 }
 

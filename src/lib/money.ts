@@ -8,8 +8,12 @@ export const MAX_SAFE_CENTS = Number.MAX_SAFE_INTEGER;
 
 /** Rounds half away from zero: 0.5 -> 1, -0.5 -> -1, 2.4999 -> 2. The one money rounding. */
 export function roundHalfAwayFromZero(value: number): number {
-  const magnitude = Math.floor(Math.abs(value) + 0.5);
-  return value < 0 ? -magnitude || 0 : magnitude;
+  // The fraction is compared, never added to: x + 0.5 itself rounds (2^53 - 1 + 0.5 is 2^53, and
+  // 0.49999999999999994 + 0.5 is 1).
+  const magnitude = Math.abs(value);
+  const whole = Math.floor(magnitude);
+  const rounded = magnitude - whole >= 0.5 ? whole + 1 : whole;
+  return value < 0 ? -rounded || 0 : rounded;
 }
 
 export const isSafeCents = (value: number): boolean =>
@@ -41,6 +45,11 @@ export function scaleCents(cents: number, numerator: number, denominator: number
   const twice = (remainder < 0n ? -remainder : remainder) * 2n;
   const away = twice >= divisor ? (product < 0n ? -1n : 1n) : 0n;
   return Number(quotient + away);
+}
+
+/** `cents` / `divisor` (not 0), exact whatever the sizes (BigInt), rounded half away from zero. */
+export function divideCents(cents: number, divisor: number): number {
+  return divisor < 0 ? scaleCents(-cents, 1, -divisor) : scaleCents(cents, 1, divisor);
 }
 
 /** unit × quantity, or undefined when the product leaves the safe range. */

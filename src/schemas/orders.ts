@@ -93,7 +93,10 @@ export const ExternalOrderSchema = z
       description:
         "The rate of the items without their own vatPercentage, and of an order without items, for the receipt's VAT when amountVatCents is absent.",
     }),
-    buyerEmail: text(320),
+    buyerEmail: z.string().trim().max(320).nullish().openapi({
+      description:
+        "Stored without the white space around it (tabs, line breaks and no-break spaces included), as E13 stores a contact's email: the order counts toward the paid sum (`contactValue`) of the winery's contact with this email, compared case-insensitively.",
+    }),
     buyerFirstname: text(),
     buyerLastname: text(),
     buyerPhone: text(50),
@@ -101,7 +104,10 @@ export const ExternalOrderSchema = z
       description: "The order date; defaults to the import day (UTC).",
     }),
     extraMetadata: NullableFreeObject.optional(),
-    userMetadata: NullableFreeObject.optional(),
+    userMetadata: NullableFreeObject.optional().openapi({
+      description:
+        "Stored as sent, like every free-form object. Its `secondaryContacts` is checked by E2 (PUT /api/v4/orders/{id}), whose rules say what it may hold; an import keeps it unchecked, so an order whose metadata E2 would refuse is answered by E2 with a 400 naming the member when sent back.",
+    }),
     items: z.array(ExternalOrderItemSchema).max(1000).nullish(),
     marketingManual: z.boolean().nullish(),
     notes: text(5000),

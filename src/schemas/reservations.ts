@@ -32,6 +32,17 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 }
 
 /**
+ * Whether a local date-time is stored as one in year 10000: it is kept to the millisecond, rounded
+ * (Postgres reads the fraction to the microsecond, then rounds that half up to the millisecond), so
+ * 9999-12-31T23:59:59.9995 would be stored, and answered, as 10000-01-01T00:00:00.000.
+ */
+function roundsIntoYear10000(value: string): boolean {
+  if (!value.startsWith("9999-12-31T23:59:59.")) return false;
+  const micros = Math.round(Number(`0.${value.slice(20)}`) * 1e6);
+  return Math.floor((micros + 500) / 1000) >= 1000;
+}
+
+/**
  * The interface's "local date-time without zone" (`2026-05-01T10:30:00`, seconds and fraction
  * optional): the importer's wall clock, stored as given. A zone or offset is refused.
  */
@@ -42,7 +53,11 @@ export const LocalDateTime = z
   .regex(LOCAL_DATE_TIME, LOCAL_DATE_TIME_MESSAGE)
   .refine((value) => {
     const match = LOCAL_DATE_TIME.exec(value);
-    return match !== null && isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]));
+    return (
+      match !== null &&
+      isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3])) &&
+      !roundsIntoYear10000(value)
+    );
   }, LOCAL_DATE_TIME_MESSAGE)
   // OpenAPI has no format for a date-time without zone; the pattern and this name say it.
   .openapi({ format: "local-date-time", example: "2026-05-01T10:30:00" });

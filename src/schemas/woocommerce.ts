@@ -57,18 +57,28 @@ export function dayOf(text: string): string | undefined {
     number,
     number,
   ];
-  const local = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  // Date.UTC reads the years 0..99 as 1900..1999: the year is set on its own.
+  const local = new Date(Date.UTC(2000, mo - 1, d, h, mi, s));
+  local.setUTCFullYear(y);
   const real =
     local.getUTCFullYear() === y && local.getUTCMonth() === mo - 1 && local.getUTCDate() === d;
   if (!real || h > 23 || mi > 59 || s > 59) return undefined;
   const offsetMinutes = m[7] && m[7] !== "Z" ? Number(m[8]) * 60 + Number(m[9]) : 0;
   const sign = m[7]?.startsWith("-") ? -1 : 1;
-  return new Date(local.getTime() - sign * offsetMinutes * 60_000).toISOString().slice(0, 10);
+  const utc = new Date(local.getTime() - sign * offsetMinutes * 60_000);
+  // decisions.md: an instant in UTC outside the years 0001..9999 is refused (its ISO text would
+  // be `+010000-01-01…`, which no date column takes).
+  const year = utc.getUTCFullYear();
+  if (year < 1 || year > 9999) return undefined;
+  return utc.toISOString().slice(0, 10);
 }
 
 const dateTime = z
   .string()
-  .refine((s) => dayOf(s) !== undefined, "must be a date-time like 2026-05-01T10:00:00")
+  .refine(
+    (s) => dayOf(s) !== undefined,
+    "must be a date-time like 2026-05-01T10:00:00 (UTC without an offset), its instant in UTC in the years 0001..9999",
+  )
   .nullish();
 
 const AddressSchema = z.object({

@@ -384,8 +384,19 @@ describe("text that is not UTF-8", () => {
         "UNSUPPORTED_MEDIA_TYPE",
       );
     }
-    for (const type of ['application/json; charset="UTF-8"', "application/json;charset=utf8"]) {
-      expect((await exportsFetch("/v3/contacts/query", body, type)).status).toBe(200);
+    for (const type of [
+      'application/json; charset="UTF-8"',
+      "application/json;charset=utf8",
+      // RFC 9110's grammar (OWS around ";", empty parameters), which the route's own gate in
+      // @hono/zod-openapi does not take: the body middleware hands it on rewritten.
+      "application/json ; charset=utf-8",
+      "application/json;",
+      "application/json;charset=utf-8;",
+      "APPLICATION/JSON ;",
+    ]) {
+      const response = await exportsFetch("/v3/contacts/query", body, type);
+      expect(response.status, type).toBe(200);
+      expect(await response.json()).toEqual([]);
     }
   });
 });

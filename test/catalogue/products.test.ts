@@ -269,6 +269,29 @@ describe("PUT/GET /v2/product-catalog/products/{id}: happy", () => {
   });
 });
 
+describe("PUT /v2/product-catalog/products/{id}: concurrent creates of one id", () => {
+  // Two inserts of one new id can both pass ON CONFLICT's check before either has indexed its row;
+  // the unique (winery_id, id) that the children's foreign keys need then refuses the later one
+  // (23505, not the arbiter's conflict). Rounds of simultaneous creates, each with a new category
+  // (whose table has the same pair of unique indexes): every one must be answered 200.
+  it("answers every one 200 and stores one product with one category", async () => {
+    for (let round = 0; round < 25; round++) {
+      const id = crypto.randomUUID();
+      const categoryId = crypto.randomUUID();
+      const body = wine({ sku: `RACE-${round}`, categories: [{ id: categoryId, nameEn: "Reds" }] });
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => putProduct(tenant, id, body)),
+      );
+      const statuses = await Promise.all(
+        answers.map(async (a) => (a.status === 200 ? 200 : `${a.status} ${await a.text()}`)),
+      );
+      expect(statuses).toEqual(Array(8).fill(200));
+      const stored = (await (await getProduct(tenant, id)).json()) as Product;
+      expect(stored.categories.map((c) => c.id)).toEqual([categoryId]);
+    }
+  });
+});
+
 describe("PUT/GET /v2/product-catalog/products/{id}: errors", () => {
   it.each([
     ["priceCents", { priceCents: 1.5 }],

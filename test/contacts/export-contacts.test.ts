@@ -108,6 +108,12 @@ describe("E17/E18 contacts export: happy", () => {
     });
     await importedOrder(buyer, { buyerEmail: ` ${email.toUpperCase()}`, amountCents: 1999 });
     await importedOrder(buyer, { buyerEmail: email, amountCents: 5001 });
+    // E13 trims an email of any white space (tab, line break, no-break space); so does E1.
+    const padded = await importedOrder(buyer, {
+      buyerEmail: `\t${email}\u00a0\n`,
+      amountCents: 1000,
+    });
+    expect(padded.buyerEmail).toBe(email);
     await importedOrder(buyer, { buyerEmail: "someone.else@example.com", amountCents: 100 });
     // The same email at another winery is another customer.
     await importedOrder(tenant, { buyerEmail: email, amountCents: 999 });
@@ -123,7 +129,7 @@ describe("E17/E18 contacts export: happy", () => {
       }),
     });
     const [contact] = await exportAll<ContactExportV3>("/v3/contacts/query", buyer.apiKey);
-    expect(contact?.contactValue).toBe(70);
+    expect(contact?.contactValue).toBe(80);
   });
 
   it("walks the winery's contacts through the (winery_id, id) index", async () => {

@@ -40,6 +40,17 @@ const withoutIds = (slots: Slot[]) =>
   slots.map(({ id, parentSlotId, createdAt, updatedAt, ...rest }) => rest);
 
 describe("E9 POST /v2/availabilities/actions: happy", () => {
+  it("creates over a range that ends on the last day of year 9999 (it used to never end)", async () => {
+    const experience = await createExperience(tenant);
+    // 9999-12-25 is a Saturday.
+    const record = await actOk([saturdaysCreate(experience.id, "9999-12-20", "9999-12-31")]);
+    expect(record.slotActions.created.map((s) => s.date)).toEqual(["9999-12-25"]);
+    const single = await actOk([
+      { ...saturdaysCreate(experience.id, "9999-12-31", "9999-12-31"), weekDays: undefined },
+    ]);
+    expect(single.slotActions.created.map((s) => s.date)).toEqual(["9999-12-31"]);
+  });
+
   it("creates a season of Saturdays as one series, listed by GET /availabilities", async () => {
     const experience = await createExperience(tenant);
     const saturdays = nextWeekDays("SATURDAY", 8);

@@ -412,6 +412,18 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
       (d: ReturnType<typeof wooOrder>) => ({ ...d, date_created_gmt: "2026-02-30T10:00:00" }),
     ],
     [
+      // Its UTC instant is in year 10000 (it used to be a 500 from Postgres).
+      "date_created_gmt",
+      (d: ReturnType<typeof wooOrder>) => ({
+        ...d,
+        date_created_gmt: "9999-12-31T23:59:59-01:00",
+      }),
+    ],
+    [
+      "date_created",
+      (d: ReturnType<typeof wooOrder>) => ({ ...d, date_created: "0001-01-01T00:30:00+01:00" }),
+    ],
+    [
       "billing.country",
       (d: ReturnType<typeof wooOrder>) => ({ ...d, billing: { ...d.billing, country: "Italy" } }),
     ],

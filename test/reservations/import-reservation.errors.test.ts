@@ -111,6 +111,11 @@ describe("E11: errors", () => {
   it.each([
     ["a date-time with a zone as createdAt", { createdAt: "2026-01-01T10:00:00Z" }, "createdAt"],
     ["February 30th", { date: "2027-02-30" }, "date"],
+    [
+      "a createdAt that rounds to the millisecond into year 10000",
+      { createdAt: "9999-12-31T23:59:59.9996" },
+      "createdAt",
+    ],
     ["a negative total", { grossTotalCents: -1 }, "grossTotalCents"],
     ["a fractional paidTotalCents", { paidTotalCents: 10.5 }, "paidTotalCents"],
     ["closeSlots and openSlots", { closeSlots: true, openSlots: true }, "openSlots"],

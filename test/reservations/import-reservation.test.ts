@@ -28,6 +28,13 @@ const storedRows = (id: string) =>
     .where(and(eq(reservations.wineryId, tenant.wineryId), eq(reservations.id, id)));
 
 describe("E11 PUT /v2/reservations/import/{reservationID}: happy", () => {
+  it("keeps the last millisecond of year 9999, the fraction past it rounded down", async () => {
+    const target = await experienceWithSlot(tenant);
+    const body = reservationBody(target, { createdAt: "9999-12-31T23:59:59.9994" });
+    const reservation = await importOk(tenant, "NEW", body);
+    expect(reservation.createdAt).toBe("9999-12-31T23:59:59.999");
+  });
+
   it.each(["NEW", "null"])("%s creates a reservation with a new uuid on its slot", async (path) => {
     const target = await experienceWithSlot(tenant);
     const body = reservationBody(target, {

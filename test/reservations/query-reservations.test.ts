@@ -94,6 +94,7 @@ describe("E16 POST /v2/reservations/query: happy", () => {
     ["Lang=it", "?Lang=it", {}, "Degustazione"],
     ["lang=it (the query name in lower case)", "?lang=it", {}, "Degustazione"],
     ["query Lang over query lang", "?Lang=it&lang=de", {}, "Degustazione"],
+    ["an empty body lang, as if not sent", "?Lang=it", { lang: "" }, "Degustazione"],
     ["lang in the body", "", { lang: "de" }, "Weinprobe"],
     ["body lang over query Lang", "?Lang=it", { lang: "de" }, "Weinprobe"],
     ["a regional code (it-IT)", "?Lang=it-IT", {}, "Degustazione"],

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { MAX_SAFE_CENTS, scaleCents } from "../../src/lib/money";
+import {
+  divideCents,
+  MAX_SAFE_CENTS,
+  roundHalfAwayFromZero,
+  scaleCents,
+} from "../../src/lib/money";
 import { vatOfGross } from "../../src/services/receipts/issue-order-receipt";
 
 describe("vatOfGross: the VAT in a gross amount", () => {
@@ -25,5 +30,32 @@ describe("scaleCents: a share of an amount", () => {
     expect(scaleCents(1, 1, 2)).toBe(1);
     expect(scaleCents(-1, 1, 2)).toBe(-1);
     expect(scaleCents(MAX_SAFE_CENTS, MAX_SAFE_CENTS - 1, MAX_SAFE_CENTS)).toBe(MAX_SAFE_CENTS - 1);
+  });
+});
+
+describe("roundHalfAwayFromZero: the one money rounding", () => {
+  it("compares the fraction instead of adding a half, which rounds itself", () => {
+    expect(roundHalfAwayFromZero(MAX_SAFE_CENTS)).toBe(MAX_SAFE_CENTS); // + 0.5 gave 2^53
+    expect(roundHalfAwayFromZero(-MAX_SAFE_CENTS)).toBe(-MAX_SAFE_CENTS);
+    expect(roundHalfAwayFromZero(2 ** 52 + 1)).toBe(2 ** 52 + 1); // + 0.5 gave 2^52 + 2
+    expect(roundHalfAwayFromZero(0.49999999999999994)).toBe(0); // + 0.5 gave 1
+    expect(roundHalfAwayFromZero(2.5)).toBe(3);
+    expect(roundHalfAwayFromZero(-2.5)).toBe(-3);
+    expect(roundHalfAwayFromZero(-0.4)).toBe(0);
+    expect(Object.is(roundHalfAwayFromZero(-0.4), 0)).toBe(true);
+  });
+});
+
+describe("divideCents: a unit price from a line's gross", () => {
+  it("is exact at any safe amount, rounded half away from zero, for either sign", () => {
+    expect(divideCents(MAX_SAFE_CENTS, 1)).toBe(MAX_SAFE_CENTS);
+    expect(divideCents(-MAX_SAFE_CENTS, 1)).toBe(-MAX_SAFE_CENTS);
+    expect(divideCents(4503599627370497, 1)).toBe(4503599627370497);
+    // 1286742750677284.43: in doubles the quotient came to ...284.5, rounded to ...285.
+    expect(divideCents(MAX_SAFE_CENTS, 7)).toBe(1286742750677284);
+    expect(divideCents(5, 2)).toBe(3);
+    expect(divideCents(-5, 2)).toBe(-3);
+    expect(divideCents(5, -2)).toBe(-3);
+    expect(divideCents(0, 3)).toBe(0);
   });
 });

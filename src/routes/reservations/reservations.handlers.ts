@@ -35,7 +35,8 @@ const typedBy = <R extends RouteConfig>(handler: StreamHandler<R>) =>
 export const queryReservationsHandler = typedBy<typeof queryReservationsRoute>(async (c) => {
   const filter = c.req.valid("json");
   const query = c.req.valid("query");
-  const lang = filter.lang ?? query.Lang ?? query.lang ?? null;
+  // An empty language names none: the next source decides, as if it had not been sent.
+  const lang = filter.lang || query.Lang || query.lang || null;
   const body = await streamJsonArray(
     queryReservations(c.get("db").http, {
       ...filter,

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { orders } from "../../db/schema";
 import { ValidationError } from "../../lib/errors";
-import { roundHalfAwayFromZero, scaleCents, sumCents } from "../../lib/money";
+import { divideCents, roundHalfAwayFromZero, scaleCents, sumCents } from "../../lib/money";
 import { itemGross } from "../../schemas/orders";
 import type { ItemValues } from "../orders/order-record";
 
@@ -51,8 +51,7 @@ export function orderReceiptFigures(order: OrderInsert, items: ItemValues[]) {
       line_type: "SALE",
       net_total_cents: gross - vat,
       quantity,
-      unit_price_cents:
-        item.unitPriceCents ?? (quantity ? roundHalfAwayFromZero(gross / quantity) : gross),
+      unit_price_cents: item.unitPriceCents ?? (quantity ? divideCents(gross, quantity) : gross),
       vat_amount_cents: vat,
       vat_percent: percent ?? null,
       gross,
