@@ -44,15 +44,22 @@ afterAll(async () => {
   await mf?.dispose();
 });
 
-/** One request over its own connection: status and body text. */
-function send(method: string, body: string): Promise<string> {
+/**
+ * One request over its own connection: status and body text. A body given as chunks goes without
+ * a Content-Length (chunked), each chunk written as the socket takes it.
+ */
+function send(method: string, body: string | string[]): Promise<string> {
   return new Promise((resolve, reject) => {
+    const chunked = Array.isArray(body);
     const req = request(
       url,
       {
         method,
         agent: false,
-        headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
+        headers: {
+          "Content-Type": "application/json",
+          ...(chunked ? {} : { "Content-Length": Buffer.byteLength(body) }),
+        },
       },
       (res) => {
         let text = "";
@@ -64,7 +71,21 @@ function send(method: string, body: string): Promise<string> {
       },
     );
     req.on("error", reject);
-    req.end(body);
+    if (!chunked) {
+      req.end(body);
+      return;
+    }
+    const chunks = [...body];
+    const write = () => {
+      while (chunks.length > 0) {
+        if (!req.write(chunks.shift())) {
+          req.once("drain", write);
+          return;
+        }
+      }
+      req.end();
+    };
+    write();
   });
 }
 
@@ -74,6 +95,13 @@ describe("the body rules in workerd", () => {
   it("leave the body of a GET unread, whatever its size", async () => {
     expect(await send("GET", big)).toBe("200 read");
     expect(await send("GET", "not json")).toBe("200 read");
+  });
+
+  it("answer 413 to a chunked body of 10 MiB, read to its end before answering", async () => {
+    const chunk = "x".repeat(64 * 1024);
+    const body = ['{"pad":"', ...Array.from({ length: 160 }, () => chunk), '"}'];
+    for (let i = 0; i < 5; i++) expect(await send("POST", body)).toBe("413 PAYLOAD_TOO_LARGE");
+    expect(await send("POST", ['{"pad":', '"x"}'])).toBe("200 posted 11");
   });
 
   it("still refuse a POST body over 1 MiB", async () => {
