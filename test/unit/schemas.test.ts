@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CalendarDate, DateTime, Int32, Uuid } from "../../src/schemas/common";
+import { idempotencyKeyOf } from "../../src/schemas/idempotency";
 
 describe("wire types", () => {
   it.each([
@@ -35,5 +36,20 @@ describe("wire types", () => {
     [1.5, false],
   ])("int32 %s: %s", (value, ok) => {
     expect(Int32.safeParse(value).success).toBe(ok);
+  });
+});
+
+describe("idempotencyKeyOf: the key an Idempotency-Key header names", () => {
+  it.each([
+    ["abc", "abc"],
+    ['"abc"', "abc"],
+    ['"a\\"b\\\\c"', 'a"b\\c'],
+    ['"abc";p=1', "abc"],
+    ['"abc"x', '"abc"x'],
+    ['"a\\xb"', '"a\\xb"'],
+    ['"abc', '"abc'],
+    ['a"b', 'a"b'],
+  ])("%s names %s", (header, key) => {
+    expect(idempotencyKeyOf(header)).toBe(key);
   });
 });
