@@ -290,6 +290,26 @@ describe("PUT /v2/product-catalog/products/{id}: concurrent creates of one id", 
       expect(stored.categories.map((c) => c.id)).toEqual([categoryId]);
     }
   });
+
+  it("answers 200 to simultaneous creates of different products naming one new category", async () => {
+    for (let round = 0; round < 25; round++) {
+      const categoryId = crypto.randomUUID();
+      const ids = Array.from({ length: 8 }, () => crypto.randomUUID());
+      const answers = await Promise.all(
+        ids.map((id, i) =>
+          putProduct(
+            tenant,
+            id,
+            wine({ sku: `CAT-${round}-${i}`, categories: [{ id: categoryId, nameEn: "Reds" }] }),
+          ),
+        ),
+      );
+      const statuses = await Promise.all(
+        answers.map(async (a) => (a.status === 200 ? 200 : `${a.status} ${await a.text()}`)),
+      );
+      expect(statuses).toEqual(Array(8).fill(200));
+    }
+  });
 });
 
 describe("PUT/GET /v2/product-catalog/products/{id}: errors", () => {

@@ -150,9 +150,11 @@ export async function putProduct(
 const MAX_ATTEMPTS = 3;
 
 /**
- * Postgres's deadlock_detected: it broke a cycle of waits by aborting this transaction. Seen with
- * eight simultaneous creates of one new product, a create's speculative insert waiting on another
- * (test/catalogue/products.test.ts); the textbook answer is to run the transaction again.
+ * Postgres's deadlock_detected: it broke a cycle of waits by aborting this transaction. The same
+ * race as lostCreateRace's, when each insert has found the other's entry in the primary key: one
+ * waits on the other's speculative insert there, while the other waits on the first's entry in
+ * the second unique index (test/catalogue/products.test.ts, eight simultaneous creates). Run
+ * again, the upsert finds the committed row.
  */
 const DEADLOCK = "40P01";
 
