@@ -77,7 +77,7 @@ const dateTime = z
   .string()
   .refine(
     (s) => dayOf(s) !== undefined,
-    "must be a date-time like 2026-05-01T10:00:00 (UTC without an offset), its instant in UTC in the years 0001..9999",
+    "must be a date-time like 2026-05-01T10:00:00 (an offset optional), its instant in UTC in the years 0001..9999",
   )
   .nullish();
 
