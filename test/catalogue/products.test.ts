@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { attributes } from "../../src/db/schema";
 import type { Product } from "../../src/schemas/products";
@@ -396,6 +397,32 @@ describe("PUT/GET /v2/product-catalog/products/{id}: tenancy", () => {
     );
     const after = (await (await getProduct(other, theirs.id)).json()) as Product;
     expect(after).toEqual(theirs);
+  });
+
+  it("another winery's product named with its own categories is 404 too, and creates nothing", async () => {
+    const theirCategory = crypto.randomUUID();
+    const theirs = await storedProduct(other, {
+      categories: [{ id: theirCategory, nameIt: "Loro" }],
+    });
+    // A link that winery has must not answer first (a 409 would tell which categories it uses).
+    await expectProblem(
+      await putProduct(tenant, theirs.id, wine({ categories: [{ id: theirCategory }] })),
+      404,
+      "NOT_FOUND",
+    );
+    // A new category, and nothing else that could fail: the 404 comes from the read-back, so the
+    // category must not have been written.
+    const newCategory = crypto.randomUUID();
+    await expectProblem(
+      await putProduct(tenant, theirs.id, wine({ categories: [{ id: newCategory, nameEn: "X" }] })),
+      404,
+      "NOT_FOUND",
+    );
+    const created = await testDb().execute(
+      sql`select count(*)::int as n from categories where id = ${newCategory}`,
+    );
+    expect(created.rows[0]).toEqual({ n: 0 });
+    expect((await (await getProduct(other, theirs.id)).json()) as Product).toEqual(theirs);
   });
 
   it("another winery's category, channel or attribute is 400 and changes nothing", async () => {

@@ -54,6 +54,14 @@ const FILE_COLUMNS = "array['id', 'productId', 'displayOrder', 'flags', 'updated
 export function childTemplates(p: ChildParams): SQL[] {
   const { wineryId, productId } = p;
   const json = (value: unknown) => sql`${value}::jsonb`;
+  // Categories are written only for a product of this winery (the upsert before these statements
+  // creates or keeps it). For another winery's product id nothing is written and the PUT is 404:
+  // its category links must not answer first (the primary key (product_id, category_id) would
+  // refuse a link that winery has, a 409 telling which categories its product is in), nor may a
+  // new category be created by a PUT that answers 404. The other children name the product in
+  // a foreign key (winery_id, product_id), which refuses them for another winery's product.
+  const ownProduct = sql`exists (select 1 from products
+    where products.id = ${productId} and products.winery_id = ${wineryId})`;
   return [
     // A new category takes the defaults for the members left out (null, priority 0); an existing
     // one of this winery keeps them: each column is replaced only when its member was sent (`?`
@@ -71,6 +79,7 @@ export function childTemplates(p: ChildParams): SQL[] {
         s."nameTranslationId", s."nameTranslations", s."descriptionTranslationId",
         s."descriptionTranslations", coalesce(s.priority, 0)
       from sent s
+      where ${ownProduct}
       on conflict (id) do update set ${sql.raw(CATEGORY_SETS)}, updated_at = now()
       where categories.winery_id = excluded.winery_id`,
     sql`delete from product_categories
@@ -78,7 +87,8 @@ export function childTemplates(p: ChildParams): SQL[] {
     sql`
       insert into product_categories (winery_id, product_id, category_id)
       select ${wineryId}, ${productId}, r.id
-      from jsonb_to_recordset(${json(p.categories)}) as r(id uuid)`,
+      from jsonb_to_recordset(${json(p.categories)}) as r(id uuid)
+      where ${ownProduct}`,
     sql`delete from product_channels
       where product_id = ${productId} and winery_id = ${wineryId}`,
     // A channel of another winery finds no sales channel: the NOT NULL refuses the whole batch.
