@@ -153,22 +153,28 @@ export function itemGross(item: {
  * minus discount. Every product (an item's unitPriceCents × quantity, amountCents sent or not)
  * and sum on the way must stay within the safe range, no discount may exceed its line, and the
  * total must not be negative (decisions.md, "Hostile input"): the schema refuses such an order,
- * naming the field, so the services never derive an amount they could not store.
+ * naming the field, so the services never derive an amount they could not store. With
+ * `lineDiscounts: "trusted"` a line's discount is not held to its unitPriceCents × quantity: for
+ * an order the service built itself (E19's WooCommerce mapping, whose unit price is
+ * WooCommerce's `price`, after the coupons) or has validated already; no amount depends on it.
  */
-export function orderAmount(order: {
-  amountCents?: number | null;
-  amountShipmentCents?: number | null;
-  amountDiscountCents?: number | null;
-  totals?: { totalCents?: number | null } | null;
-  items?:
-    | {
-        amountCents?: number | null;
-        amountDiscountCents?: number | null;
-        unitPriceCents?: number | null;
-        quantity?: number | null;
-      }[]
-    | null;
-}): AmountResult {
+export function orderAmount(
+  order: {
+    amountCents?: number | null;
+    amountShipmentCents?: number | null;
+    amountDiscountCents?: number | null;
+    totals?: { totalCents?: number | null } | null;
+    items?:
+      | {
+          amountCents?: number | null;
+          amountDiscountCents?: number | null;
+          unitPriceCents?: number | null;
+          quantity?: number | null;
+        }[]
+      | null;
+  },
+  options: { lineDiscounts?: "checked" | "trusted" } = {},
+): AmountResult {
   const lines: number[] = [];
   for (const [index, item] of (order.items ?? []).entries()) {
     // Checked even when amountCents is sent: the stored line carries both, and whoever reads it
@@ -180,7 +186,9 @@ export function orderAmount(order: {
     // A discount is taken from unitPriceCents × quantity: never more than that (a credit line, of
     // negative amount or price, has no discount to take).
     const discount = item.amountDiscountCents ?? 0;
-    const applies = item.unitPriceCents != null || item.amountCents == null;
+    const applies =
+      options.lineDiscounts !== "trusted" &&
+      (item.unitPriceCents != null || item.amountCents == null);
     if (discount > 0 && applies && discount > product) {
       return {
         ok: false,

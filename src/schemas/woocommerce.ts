@@ -124,6 +124,10 @@ const LineItemSchema = z
     }
   });
 
+/** A line before coupons, tax included (WooCommerce's `subtotal` is before discounts). */
+export const grossSubtotal = (line: z.infer<typeof LineItemSchema>) =>
+  (line.subtotal ?? line.total) + (line.subtotal_tax ?? line.total_tax ?? 0);
+
 /** Fees may be negative: WooCommerce shops use them as ad-hoc discounts. */
 const FeeLineSchema = z.object({
   id: wooId.nullish(),
@@ -132,44 +136,69 @@ const FeeLineSchema = z.object({
   total_tax: amount({ negative: true }).nullish(),
 });
 
-export const WooCommerceOrderSchema = z.object({
-  id: z.union([wooId, z.string().regex(/^[1-9]\d{0,15}$/)], {
-    error: "must be the WooCommerce order id, a positive integer",
-  }),
-  number: text(100),
-  order_key: text(200),
-  status: text(100),
-  currency: text(10),
-  prices_include_tax: z.boolean().nullish(),
-  customer_id: z.int().min(0).nullish(),
-  date_created: dateTime,
-  date_created_gmt: dateTime,
-  date_paid_gmt: dateTime,
-  date_completed_gmt: dateTime,
-  billing: AddressSchema.nullish(),
-  shipping: AddressSchema.nullish(),
-  payment_method: text(),
-  payment_method_title: text(),
-  transaction_id: text(),
-  customer_note: text(5000),
-  discount_total: amount().nullish(),
-  discount_tax: amount().nullish(),
-  shipping_total: amount().nullish(),
-  shipping_tax: amount().nullish(),
-  total: amount(),
-  total_tax: amount().nullish(),
-  line_items: z.array(LineItemSchema).max(1000).default([]),
-  fee_lines: z.array(FeeLineSchema).max(1000).nullish(),
-  shipping_lines: z
-    .array(z.object({ id: wooId.nullish(), method_id: text(), method_title: text() }))
-    .max(1000)
-    .nullish(),
-  coupon_lines: z
-    .array(z.object({ id: wooId.nullish(), code: text() }))
-    .max(1000)
-    .nullish(),
-  meta_data: MetaDataSchema.nullish(),
-});
+export const WooCommerceOrderSchema = z
+  .object({
+    id: z.union([wooId, z.string().regex(/^[1-9]\d{0,15}$/)], {
+      error: "must be the WooCommerce order id, a positive integer",
+    }),
+    number: text(100),
+    order_key: text(200),
+    status: text(100),
+    currency: text(10),
+    prices_include_tax: z.boolean().nullish(),
+    customer_id: z.int().min(0).nullish(),
+    date_created: dateTime,
+    date_created_gmt: dateTime,
+    date_paid_gmt: dateTime,
+    date_completed_gmt: dateTime,
+    billing: AddressSchema.nullish(),
+    shipping: AddressSchema.nullish(),
+    payment_method: text(),
+    payment_method_title: text(),
+    transaction_id: text(),
+    customer_note: text(5000),
+    discount_total: amount().nullish(),
+    discount_tax: amount().nullish(),
+    shipping_total: amount().nullish(),
+    shipping_tax: amount().nullish(),
+    total: amount(),
+    total_tax: amount().nullish(),
+    line_items: z.array(LineItemSchema).max(1000).default([]),
+    fee_lines: z.array(FeeLineSchema).max(1000).nullish(),
+    shipping_lines: z
+      .array(z.object({ id: wooId.nullish(), method_id: text(), method_title: text() }))
+      .max(1000)
+      .nullish(),
+    coupon_lines: z
+      .array(z.object({ id: wooId.nullish(), code: text() }))
+      .max(1000)
+      .nullish(),
+    meta_data: MetaDataSchema.nullish(),
+  })
+  .superRefine((order, ctx) => {
+    // The mapped order's Totals are int32 (service-interface.md): sums of amounts that each fit.
+    const int32 = (cents: number, path: PropertyKey[], what: string) => {
+      if (cents > MAX_AMOUNT_CENTS) {
+        ctx.addIssue({
+          code: "custom",
+          path,
+          message: `${what} must stay within 21474836.47 (Totals is int32)`,
+        });
+      }
+    };
+    int32(
+      (order.shipping_total ?? 0) + (order.shipping_tax ?? 0),
+      ["shipping_tax"],
+      "with shipping_total",
+    );
+    int32(
+      (order.discount_total ?? 0) + (order.discount_tax ?? 0),
+      ["discount_tax"],
+      "with discount_total",
+    );
+    const subtotal = order.line_items.reduce((total, line) => total + grossSubtotal(line), 0);
+    int32(subtotal, ["line_items"], "the lines' subtotals with their tax");
+  });
 
 export type WooCommerceOrder = z.infer<typeof WooCommerceOrderSchema>;
 

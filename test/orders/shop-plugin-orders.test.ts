@@ -166,6 +166,47 @@ describe("E19 POST /v2/shopplugin/orders: happy", () => {
     });
   });
 
+  it.each([
+    ["a 50% coupon", "5.00", "1.10", 5],
+    ["a 100% coupon", "0.00", "0.00", 0],
+  ])(
+    "stores an order with %s: a line discount above WooCommerce's discounted price × quantity",
+    async (_, total, totalTax, price) => {
+      // WooCommerce's `price` is the unit price after coupons, so its line discount (subtotal
+      // less total, tax included) may exceed price × quantity: an E1 client may not send that.
+      const document = wooOrder({
+        discount_total: (10 - Number(total)).toFixed(2),
+        discount_tax: (2.2 - Number(totalTax)).toFixed(2),
+        shipping_total: "0.00",
+        shipping_tax: "0.00",
+        fee_lines: [],
+        total: (Number(total) + Number(totalTax)).toFixed(2),
+        total_tax: totalTax,
+        line_items: [
+          {
+            id: 1,
+            sku: "CHIANTI-2021",
+            name: "Chianti",
+            quantity: 1,
+            price,
+            subtotal: "10.00",
+            subtotal_tax: "2.20",
+            total,
+            total_tax: totalTax,
+          },
+        ],
+      });
+      const order = await getOrder(await createdId(await postDocument(document)));
+      const paid = Math.round((Number(total) + Number(totalTax)) * 100);
+      expect(order.amountCents).toBe(paid);
+      expect(order.items[0]).toMatchObject({
+        unitPriceCents: price * 100,
+        amountCents: paid,
+        amountDiscountCents: 1220 - paid,
+      });
+    },
+  );
+
   it("updates the same order on a re-post and replaces its items", async () => {
     const document = wooOrder();
     const id = await createdId(await postDocument(document));
@@ -422,6 +463,39 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
     [
       "date_created",
       (d: ReturnType<typeof wooOrder>) => ({ ...d, date_created: "0001-01-01T00:30:00+01:00" }),
+    ],
+    [
+      // Totals is int32 (service-interface.md): each amount fits, their sum does not.
+      "shipping_tax",
+      (d: ReturnType<typeof wooOrder>) => ({
+        ...d,
+        shipping_total: "21474836.47",
+        shipping_tax: "21474836.47",
+      }),
+    ],
+    [
+      "discount_tax",
+      (d: ReturnType<typeof wooOrder>) => ({
+        ...d,
+        discount_total: "21474836.47",
+        discount_tax: "0.01",
+      }),
+    ],
+    [
+      "line_items",
+      (d: ReturnType<typeof wooOrder>) => ({
+        ...d,
+        line_items: [1, 2].map((id) => ({
+          ...d.line_items[0],
+          id,
+          subtotal: "21474836.47",
+          subtotal_tax: "0",
+          total: "21474836.47",
+          total_tax: "0",
+          price: 21474836.47,
+          quantity: 1,
+        })),
+      }),
     ],
     [
       "billing.country",

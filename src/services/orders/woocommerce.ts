@@ -1,5 +1,5 @@
 import type { ExternalOrder, ExternalOrderItem } from "../../schemas/orders";
-import { dayOf, type WooCommerceOrder } from "../../schemas/woocommerce";
+import { dayOf, grossSubtotal, type WooCommerceOrder } from "../../schemas/woocommerce";
 
 /** The WooCommerce REST API order mapped onto ExternalOrder (E19); its schema: src/schemas/woocommerce.ts. */
 
@@ -24,10 +24,6 @@ const defined = <T extends object>(value: T) =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null));
 
 type LineItem = WooCommerceOrder["line_items"][number];
-
-/** A line before coupons, tax included (WooCommerce's `subtotal` is before discounts). */
-const grossSubtotal = (line: LineItem) =>
-  (line.subtotal ?? line.total) + (line.subtotal_tax ?? line.total_tax ?? 0);
 
 function productItem(line: LineItem): ExternalOrderItem {
   const tax = line.total_tax ?? 0;
