@@ -123,7 +123,7 @@ export function planSlotActions(
     }
 
     // UPDATE and DELETE: one slot, part of its series, or a series, optionally within a range.
-    const series = (root: string) => set.filter((s) => s.id === root || s.parentSlotId === root);
+    const series = (root: string) => set.series(root);
     let targets: SlotState[];
     const direct = Boolean(r.slotId) && (r.effectPolicy ?? "SINGLE") === "SINGLE";
     if (r.slotId) {
@@ -187,7 +187,8 @@ export function planSlotActions(
           r.newMinParties != null ? "newMinParties" : "newMaxParties",
           "minParties must not exceed maxParties",
         );
-      const other = set.at(after.experienceId, after.date, after.time);
+      const moved = after.date !== slot.date || after.time !== slot.time;
+      const other = moved ? set.at(after.experienceId, after.date, after.time) : undefined;
       if (other && other.id !== slot.id) {
         throw new AppError(
           "CONFLICT",

@@ -112,6 +112,8 @@ export class SlotSet {
   private readonly current = new Map<string, SlotState>();
   private readonly byKey = new Map<string, string>();
   private readonly order: string[] = [];
+  /** The ids of each series (its first slot's id: parentSlotId, or its own), in `order`. */
+  private readonly bySeries = new Map<string, string[]>();
 
   constructor(rows: SlotState[]) {
     for (const row of rows) {
@@ -121,7 +123,13 @@ export class SlotSet {
   }
 
   private put(slot: SlotState) {
-    if (!this.current.has(slot.id)) this.order.push(slot.id);
+    if (!this.current.has(slot.id)) {
+      this.order.push(slot.id);
+      const root = slot.parentSlotId ?? slot.id;
+      const members = this.bySeries.get(root);
+      if (members) members.push(slot.id);
+      else this.bySeries.set(root, [slot.id]);
+    }
     this.current.set(slot.id, slot);
     this.byKey.set(keyOf(slot), slot.id);
   }
@@ -137,10 +145,29 @@ export class SlotSet {
 
   /** Slots in the order they were read or created, filtered. */
   filter(keep: (slot: SlotState) => boolean): SlotState[] {
-    return this.order.flatMap((id) => {
+    const slots: SlotState[] = [];
+    for (const id of this.order) {
       const slot = this.current.get(id);
-      return slot && keep(slot) ? [slot] : [];
-    });
+      if (slot && keep(slot)) slots.push(slot);
+    }
+    return slots;
+  }
+
+  /**
+   * The slots of the series `root` names (the slot with that id and those whose parentSlotId it
+   * is), in the order they were read or created: from an index, not a walk of every slot (a call
+   * of 1,000 series actions over 9,000 slots walked 9 million).
+   */
+  series(root: string): SlotState[] {
+    const slots: SlotState[] = [];
+    // A slot named as a root that is itself in a series is its own one-slot series.
+    const self = this.current.get(root);
+    if (self?.parentSlotId != null) slots.push(self);
+    for (const id of this.bySeries.get(root) ?? []) {
+      const slot = this.current.get(id);
+      if (slot) slots.push(slot);
+    }
+    return slots;
   }
 
   create(slot: SlotState) {
@@ -151,8 +178,9 @@ export class SlotSet {
   update(id: string, after: SlotState) {
     const before = this.current.get(id);
     if (!before) return;
-    this.byKey.delete(keyOf(before));
     this.current.set(id, after);
+    if (before.date === after.date && before.time === after.time) return; // its key stays
+    this.byKey.delete(keyOf(before));
     this.byKey.set(keyOf(after), id);
   }
 
