@@ -52,7 +52,10 @@ const List = z
       .filter((v) => v.length > 0),
   )
   .refine((values) => values.length <= 1000, "lists at most 1000 values")
-  .openapi({ example: "A,B" })
+  .openapi({
+    example: "A,B",
+    description: "Comma-separated values, any of which matches: at most 1,000 (blanks ignored).",
+  })
   .nullish();
 
 /** A calendar date (the whole UTC day) or a date-time instant. */
