@@ -5,6 +5,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { neonConfig } from "@neondatabase/serverless";
+import { build } from "esbuild";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { WebSocket } from "ws";
 import {
   applyMigrations,
@@ -82,3 +84,32 @@ export async function startLocalStack(): Promise<LocalStack> {
 
 /** No stack trace in a command's output: a user-facing failure is one line. */
 export const STACK_FRAME = /^\s+at .+[:(]/m;
+
+/**
+ * A Worker bundled from `entry` (TypeScript that may import ./src/...) running in workerd through
+ * Miniflare, reached over real HTTP at the returned URL. `options` adds to Miniflare's (bindings,
+ * ratelimits...).
+ */
+export async function startWorker(
+  entry: string,
+  options: Record<string, unknown> = {},
+): Promise<{ url: URL; close(): Promise<void> }> {
+  const bundle = await build({
+    stdin: { contents: entry, resolveDir: ROOT, loader: "ts" },
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    write: false,
+  });
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      script: bundle.outputFiles[0]?.text ?? "",
+      compatibilityDate: "2026-10-01",
+      compatibilityFlags: ["nodejs_compat"],
+      ...options,
+    }),
+  );
+  const url = await mf.ready;
+  return { url, close: () => mf.dispose() };
+}

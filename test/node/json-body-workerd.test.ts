@@ -3,9 +3,8 @@
 // middleware (src/middleware/json-body.ts) runs here through Miniflare as it does in the app.
 
 import { request } from "node:http";
-import { build } from "esbuild";
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWorker } from "./helpers";
 
 const ENTRY = `
 import { Hono } from "hono";
@@ -19,29 +18,15 @@ app.onError((e, c) => c.text(e instanceof AppError ? e.code : String(e), e insta
 export default app;
 `;
 
-let mf: Miniflare;
+let worker: Awaited<ReturnType<typeof startWorker>>;
 let url: URL;
 beforeAll(async () => {
-  const bundle = await build({
-    stdin: { contents: ENTRY, resolveDir: process.cwd(), loader: "ts" },
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    write: false,
-  });
-  mf = new Miniflare(
-    convertV4MiniflareOptions({
-      modules: true,
-      script: bundle.outputFiles[0]?.text ?? "",
-      compatibilityDate: "2026-10-01",
-      compatibilityFlags: ["nodejs_compat"],
-    }),
-  );
-  url = await mf.ready;
+  worker = await startWorker(ENTRY);
+  url = worker.url;
 }, 60_000);
 
 afterAll(async () => {
-  await mf?.dispose();
+  await worker?.close();
 });
 
 /**

@@ -2,28 +2,20 @@
 // (scripts/local-db/neon-http-server.ts, streamJson): the same JSON as one JSON.stringify, long
 // cells escaped slice by slice (a surrogate pair cut between slices included).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type DatabaseServer,
-  type NeonLocal,
-  startEmbeddedPostgres,
-  startNeonLocal,
-} from "../../scripts/local-db";
+import { type LocalStack, startLocalStack } from "./helpers";
 
-let postgres: DatabaseServer;
-let neon: NeonLocal;
+let stack: LocalStack;
 beforeAll(async () => {
-  postgres = await startEmbeddedPostgres();
-  neon = await startNeonLocal({});
+  stack = await startLocalStack();
 }, 120_000);
 afterAll(async () => {
-  await neon?.close();
-  await postgres?.close();
+  await stack?.close();
 });
 
 const post = async (body: unknown) => {
-  const response = await fetch(neon.httpEndpoint, {
+  const response = await fetch(stack.neon.httpEndpoint, {
     method: "POST",
-    headers: { "Neon-Connection-String": postgres.connectionString },
+    headers: { "Neon-Connection-String": stack.postgres.connectionString },
     body: JSON.stringify(body),
   });
   return {

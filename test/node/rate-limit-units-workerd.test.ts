@@ -6,9 +6,8 @@
 // of GET coupon with 500 under `npm run dev` (10 connections). This file did not reproduce that
 // race; it keeps the plain-value form honest about counting and refusing in the real runtime.
 
-import { build } from "esbuild";
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWorker } from "./helpers";
 
 const ENTRY = `
 import { Hono } from "hono";
@@ -30,36 +29,23 @@ const UNITS = { binding: "RATE_LIMIT_UNITS", limit: 6, period: 10, unit: 3 } as 
 /** A limit no test reaches, in units of 3. */
 const ROOMY = { binding: "RATE_LIMIT_ROOMY", limit: 300_000, period: 60, unit: 3 } as const;
 
-let mf: Miniflare;
+let worker: Awaited<ReturnType<typeof startWorker>>;
 let url: URL;
 beforeAll(async () => {
-  const bundle = await build({
-    stdin: { contents: ENTRY, resolveDir: process.cwd(), loader: "ts" },
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    write: false,
-  });
-  mf = new Miniflare(
-    convertV4MiniflareOptions({
-      modules: true,
-      script: bundle.outputFiles[0]?.text ?? "",
-      compatibilityDate: "2026-10-01",
-      compatibilityFlags: ["nodejs_compat"],
-      bindings: { RATE_LIMIT_EXTRA_TIERS: JSON.stringify({ units: UNITS, roomy: ROOMY }) },
-      ratelimits: {
-        [UNITS.binding]: {
-          namespace_id: "1",
-          simple: { limit: UNITS.limit / UNITS.unit, period: UNITS.period },
-        },
+  worker = await startWorker(ENTRY, {
+    bindings: { RATE_LIMIT_EXTRA_TIERS: JSON.stringify({ units: UNITS, roomy: ROOMY }) },
+    ratelimits: {
+      [UNITS.binding]: {
+        namespace_id: "1",
+        simple: { limit: UNITS.limit / UNITS.unit, period: UNITS.period },
       },
-    }),
-  );
-  url = await mf.ready;
+    },
+  });
+  url = worker.url;
 }, 60_000);
 
 afterAll(async () => {
-  await mf?.dispose();
+  await worker?.close();
 });
 
 describe("a tier counted in units, in workerd with Miniflare's rate limiting binding", () => {
