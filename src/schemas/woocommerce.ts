@@ -147,7 +147,12 @@ export const WooCommerceOrderSchema = z
     currency: text(10),
     prices_include_tax: z.boolean().nullish(),
     customer_id: z.int().min(0).nullish(),
-    date_created: dateTime,
+    // The shop's local time, whose own day the order takes when date_created_gmt is absent: that
+    // day must be a date too (0000-12-31T23:00:00-02:00 is an instant of year 1, on a day of year 0).
+    date_created: dateTime.refine(
+      (s) => s == null || Number(s.slice(0, 4)) >= 1,
+      "must be a date-time like 2026-05-01T10:00:00 in the years 0001..9999",
+    ),
     date_created_gmt: dateTime,
     date_paid_gmt: dateTime,
     date_completed_gmt: dateTime,

@@ -465,6 +465,16 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
       (d: ReturnType<typeof wooOrder>) => ({ ...d, date_created: "0001-01-01T00:30:00+01:00" }),
     ],
     [
+      // An instant of year 1, written on a day of year 0, which the order would take as its date
+      // without date_created_gmt (it used to be a 400 naming nothing).
+      "date_created",
+      (d: ReturnType<typeof wooOrder>) => ({
+        ...d,
+        date_created: "0000-12-31T23:00:00-02:00",
+        date_created_gmt: undefined,
+      }),
+    ],
+    [
       // Totals is int32 (service-interface.md): each amount fits, their sum does not.
       "shipping_tax",
       (d: ReturnType<typeof wooOrder>) => ({
