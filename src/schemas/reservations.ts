@@ -32,14 +32,25 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 }
 
 /**
- * Whether a local date-time is stored as one in year 10000: it is kept to the millisecond, rounded
- * (Postgres reads the fraction to the microsecond, then rounds that half up to the millisecond), so
- * 9999-12-31T23:59:59.9995 would be stored, and answered, as 10000-01-01T00:00:00.000.
+ * A local date-time as the reservation keeps it: to the millisecond, rounded half up once over
+ * every digit sent (Postgres would round twice, to the microsecond and then to the millisecond:
+ * `10:00:00.1234999` would be `.124`), so `.fff` at most goes on to Postgres. Undefined when the
+ * rounding leaves year 9999 (`9999-12-31T23:59:59.9995` would be 10000-01-01T00:00:00.000).
  */
-function roundsIntoYear10000(value: string): boolean {
-  if (!value.startsWith("9999-12-31T23:59:59.")) return false;
-  const micros = Math.round(Number(`0.${value.slice(20)}`) * 1e6);
-  return Math.floor((micros + 500) / 1000) >= 1000;
+function toMillisecond(value: string): string | undefined {
+  const dot = value.indexOf(".");
+  if (dot < 0 || value.length - dot - 1 <= 3) return value;
+  const fraction = value.slice(dot + 1);
+  const up = fraction.charCodeAt(3) >= 0x35; // the digit after the milliseconds is 5..9
+  if (!up) return value.slice(0, dot + 4);
+  const [date = "", time = ""] = value.slice(0, dot).split("T");
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
+  const [hour, minute, second] = time.split(":").map(Number) as [number, number, number];
+  const at = new Date(Date.UTC(2000, month - 1, day, hour, minute, second));
+  at.setUTCFullYear(year); // Date.UTC reads the years 0..99 as 1900..1999
+  const rounded = new Date(at.getTime() + Number(fraction.slice(0, 3)) + 1);
+  if (rounded.getUTCFullYear() > 9999) return undefined;
+  return rounded.toISOString().slice(0, 23);
 }
 
 /**
@@ -53,14 +64,20 @@ export const LocalDateTime = z
   .regex(LOCAL_DATE_TIME, LOCAL_DATE_TIME_MESSAGE)
   .refine((value) => {
     const match = LOCAL_DATE_TIME.exec(value);
-    return (
-      match !== null &&
-      isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3])) &&
-      !roundsIntoYear10000(value)
-    );
+    return match !== null && isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]));
   }, LOCAL_DATE_TIME_MESSAGE)
   // OpenAPI has no format for a date-time without zone; the pattern and this name say it.
   .openapi({ format: "local-date-time", example: "2026-05-01T10:30:00" });
+
+/** A LocalDateTime kept in a timestamp column: rounded to the millisecond once (toMillisecond). */
+const StoredLocalDateTime = LocalDateTime.transform((value, ctx) => {
+  const stored = toMillisecond(value);
+  if (stored === undefined) {
+    ctx.addIssue({ code: "custom", message: LOCAL_DATE_TIME_MESSAGE });
+    return z.NEVER;
+  }
+  return stored;
+});
 
 const priceItemFields = {
   created_at: opt(LocalDateTime),
@@ -113,8 +130,8 @@ export const ReservationInputSchema = z
     message: opt(text(10_000)),
     origin: opt(text(200)),
     paymentCurrency: opt(text(10)),
-    createdAt: opt(LocalDateTime),
-    updatedAt: opt(LocalDateTime),
+    createdAt: opt(StoredLocalDateTime),
+    updatedAt: opt(StoredLocalDateTime),
     additionalQuestionAnswers: opt(list(AnswerSchema)),
     experiencePriceExtras: opt(list(ReservationPriceExtraSchema)),
     experiencePriceLabels: opt(list(ReservationPriceLabelSchema)),

@@ -28,11 +28,19 @@ const storedRows = (id: string) =>
     .where(and(eq(reservations.wineryId, tenant.wineryId), eq(reservations.id, id)));
 
 describe("E11 PUT /v2/reservations/import/{reservationID}: happy", () => {
-  it("keeps the last millisecond of year 9999, the fraction past it rounded down", async () => {
+  it.each([
+    ["9999-12-31T23:59:59.9994", "9999-12-31T23:59:59.999"],
+    // Rounded once over every digit: rounding to the microsecond first would make these .1235
+    // and .9995, then .124 and year 10000.
+    ["9999-12-31T23:59:59.9994999", "9999-12-31T23:59:59.999"],
+    ["2026-01-01T10:00:00.1234999", "2026-01-01T10:00:00.123"],
+    ["2026-01-01T10:00:00.1235", "2026-01-01T10:00:00.124"],
+    ["2026-12-31T23:59:59.99951", "2027-01-01T00:00:00.000"],
+    ["0050-03-01T10:00:00.00049", "0050-03-01T10:00:00.000"],
+  ])("keeps createdAt %s to the millisecond, rounded half up once: %s", async (sent, stored) => {
     const target = await experienceWithSlot(tenant);
-    const body = reservationBody(target, { createdAt: "9999-12-31T23:59:59.9994" });
-    const reservation = await importOk(tenant, "NEW", body);
-    expect(reservation.createdAt).toBe("9999-12-31T23:59:59.999");
+    const reservation = await importOk(tenant, "NEW", reservationBody(target, { createdAt: sent }));
+    expect(reservation.createdAt).toBe(stored);
   });
 
   it.each(["NEW", "null"])("%s creates a reservation with a new uuid on its slot", async (path) => {
