@@ -506,10 +506,21 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       const flushed = res.write(pending);
       pending = "";
       if (res.destroyed) return;
+      // A caller that goes away while its socket is full never drains it: 'close' ends the wait.
       await new Promise<void>((resolve) => {
-        if (flushed) setImmediate(resolve);
-        else res.once("drain", () => resolve());
+        if (flushed) {
+          setImmediate(resolve);
+          return;
+        }
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.once("drain", done);
+        res.once("close", done);
       });
+      if (res.destroyed) return;
     }
     res.end(pending);
   }
