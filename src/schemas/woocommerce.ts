@@ -128,6 +128,15 @@ const LineItemSchema = z
 export const grossSubtotal = (line: z.infer<typeof LineItemSchema>) =>
   (line.subtotal ?? line.total) + (line.subtotal_tax ?? line.total_tax ?? 0);
 
+type OrderAmounts = Partial<
+  Record<"shipping_total" | "shipping_tax" | "discount_total" | "discount_tax", number | null>
+>;
+/** The order's shipment and discount, tax included like `total` (the mapping's and Totals'). */
+export const grossShipment = (order: OrderAmounts) =>
+  (order.shipping_total ?? 0) + (order.shipping_tax ?? 0);
+export const grossDiscount = (order: OrderAmounts) =>
+  (order.discount_total ?? 0) + (order.discount_tax ?? 0);
+
 /** Fees may be negative: WooCommerce shops use them as ad-hoc discounts. */
 const FeeLineSchema = z.object({
   id: wooId.nullish(),
@@ -191,16 +200,8 @@ export const WooCommerceOrderSchema = z
         });
       }
     };
-    int32(
-      (order.shipping_total ?? 0) + (order.shipping_tax ?? 0),
-      ["shipping_tax"],
-      "with shipping_total",
-    );
-    int32(
-      (order.discount_total ?? 0) + (order.discount_tax ?? 0),
-      ["discount_tax"],
-      "with discount_total",
-    );
+    int32(grossShipment(order), ["shipping_tax"], "with shipping_total");
+    int32(grossDiscount(order), ["discount_tax"], "with discount_total");
     const subtotal = order.line_items.reduce((total, line) => total + grossSubtotal(line), 0);
     int32(subtotal, ["line_items"], "the lines' subtotals with their tax");
   });

@@ -131,11 +131,7 @@ export async function putProduct(
         body = rowsOf<{ body?: unknown }>(results.at(-1))[0]?.body;
       }
     } catch (error) {
-      if (
-        attempt < MAX_ATTEMPTS &&
-        (lostCreateRace(error) || postgresError(error)?.code === DEADLOCK)
-      )
-        continue;
+      if (attempt < MAX_ATTEMPTS && lostCreateRace(error)) continue;
       throw explain(error, productId) ?? error;
     }
     if (typeof body !== "string") throw new NotFoundError("Product", productId);
@@ -166,13 +162,15 @@ const WINERY_ID_UNIQUES = new Set(["products_winery_id", "categories_winery_id"]
 
 /**
  * Whether the batch lost a race to create a product or category that a concurrent PUT created
- * with the same id. Two inserts of one new id can both pass ON CONFLICT's check before either
- * has indexed its row; Postgres then settles the arbiter (the primary key) by retrying the later
- * insert as an update, but the other unique index refuses it (23505) once the first commits. Run
- * again, the upsert finds the committed row and updates it, as if the two had come in turn.
+ * with the same id: a unique violation, or the deadlock (DEADLOCK) the same race can end in. Two
+ * inserts of one new id can both pass ON CONFLICT's check before either has indexed its row;
+ * Postgres then settles the arbiter (the primary key) by retrying the later insert as an update,
+ * but the other unique index refuses it (23505) once the first commits. Run again, the upsert
+ * finds the committed row and updates it, as if the two had come in turn.
  */
 function lostCreateRace(error: unknown): boolean {
   const pg = postgresError(error);
+  if (pg?.code === DEADLOCK) return true;
   return (
     pg?.code === "23505" && pg.constraint !== undefined && WINERY_ID_UNIQUES.has(pg.constraint)
   );

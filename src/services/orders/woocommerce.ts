@@ -1,5 +1,11 @@
 import type { ExternalOrder, ExternalOrderItem } from "../../schemas/orders";
-import { dayOf, grossSubtotal, type WooCommerceOrder } from "../../schemas/woocommerce";
+import {
+  dayOf,
+  grossDiscount,
+  grossShipment,
+  grossSubtotal,
+  type WooCommerceOrder,
+} from "../../schemas/woocommerce";
 
 /** The WooCommerce REST API order mapped onto ExternalOrder (E19); its schema: src/schemas/woocommerce.ts. */
 
@@ -88,8 +94,8 @@ export function wooCommerceToExternalOrder(
   const billing = order.billing ?? {};
   const products = order.line_items.map(productItem);
   const items = [...products, ...(order.fee_lines ?? []).map(feeItem)];
-  const shipmentCents = (order.shipping_total ?? 0) + (order.shipping_tax ?? 0);
-  const discountCents = (order.discount_total ?? 0) + (order.discount_tax ?? 0);
+  const shipmentCents = grossShipment(order);
+  const discountCents = grossDiscount(order);
   const date =
     (order.date_created_gmt && dayOf(order.date_created_gmt)) ||
     order.date_created?.slice(0, 10) ||
