@@ -1,6 +1,7 @@
 // npm run dev's stack, started once scripts/commands/dev.ts has checked the command line.
 
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
@@ -17,6 +18,7 @@ import { DEV_INTEGRATIONS_KEY } from "../../seed/experiences";
 import { isStopping, onCleanup } from "./cli";
 import { assertReachable, checkDatabaseUrl, describeUrl } from "./database";
 import { readStackState, type StackState } from "./dev-stack";
+import { stopGroupWhenGone } from "./group-watcher";
 import { DATA_DIR, MIGRATIONS_DIR, POSTGRES_DIR, STACK_FILE, WRANGLER_STATE_DIR } from "./paths";
 import {
   DEMO_CHANNEL_KEY,
@@ -118,26 +120,62 @@ export function wranglerDevEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * wrangler dev in a process group of its own (with its workerd and esbuild), stopped with this
+ * process however it ends: by the cleanups on Ctrl-C or an error, and by a watcher
+ * (stopGroupWhenGone) when this process is killed outright, so that no wrangler outlives npm run
+ * dev holding the port.
+ */
 function startWrangler(args: string[]): ChildProcess {
   const wrangler = spawn("wrangler", ["dev", ...args], {
     stdio: ["ignore", "inherit", "inherit"],
     env: wranglerDevEnv(process.env),
+    detached: true,
+  });
+  const group = wrangler.pid;
+  const watcher = group === undefined ? undefined : stopGroupWhenGone(group);
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      if (group !== undefined) process.kill(-group, signal);
+    } catch {
+      // the group is gone
+    }
+  };
+  wrangler.once("exit", () => {
+    signalGroup("SIGTERM"); // a workerd that outlived wrangler
+    watcher?.kill();
   });
   onCleanup(async () => {
-    if (wrangler.exitCode !== null || wrangler.signalCode !== null) return;
-    const exited = new Promise((r) => wrangler.once("exit", r));
-    wrangler.kill("SIGINT");
-    const timer = setTimeout(() => wrangler.kill("SIGKILL"), 5000);
-    await exited;
-    clearTimeout(timer);
+    if (wrangler.exitCode === null && wrangler.signalCode === null) {
+      const exited = new Promise((r) => wrangler.once("exit", r));
+      wrangler.kill("SIGINT");
+      const timer = setTimeout(() => signalGroup("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
   });
   return wrangler;
+}
+
+/**
+ * Waits up to `ms` for `port` to be free when a previous npm run dev on this DATA_DIR was killed
+ * outright (its state file remains, its process is gone): its wrangler is being stopped by its
+ * watcher (stopGroupWhenGone) and releases the port within a few seconds.
+ */
+async function portFreedByPreviousStack(port: number, ms: number): Promise<boolean> {
+  if (!existsSync(STACK_FILE) || readStackState()) return false;
+  log(`a previous npm run dev on ${DATA_DIR} was stopped outright; waiting for its server to go`);
+  for (const until = Date.now() + ms; Date.now() < until; ) {
+    await new Promise((r) => setTimeout(r, 250));
+    if (!(await portInUse(port))) return true;
+  }
+  return false;
 }
 
 /** The stack; resolves with the exit status once wrangler exits (the cleanups stop the rest). */
 export async function runDev(port: number, dbPort: number): Promise<number> {
   // Before anything starts: with the port taken, the health check would reach the other server.
-  if (await portInUse(port))
+  if ((await portInUse(port)) && !(await portFreedByPreviousStack(port, 10_000)))
     throw new LocalDbError(
       `port ${port} is already in use; stop what listens there, or choose another port: PORT=${port === 65535 ? 8788 : port + 1} npm run dev`,
     );

@@ -1,0 +1,48 @@
+// A child's process group that must not outlive this process, however this process ends.
+import { type ChildProcess, spawn } from "node:child_process";
+
+/**
+ * The watcher: reads its stdin (a pipe from the owner) to end of file, which the kernel delivers
+ * when the owner's last descriptor of it closes, at exit or at death by any signal, SIGKILL
+ * included. It then sends the group SIGTERM, and SIGKILL to what is left after `graceMs`.
+ * argv: [node, pgid, graceMs].
+ */
+const WATCHER = `
+const pgid = Number(process.argv[1]);
+const graceMs = Number(process.argv[2]);
+const send = (signal) => { try { process.kill(-pgid, signal); return true; } catch { return false; } };
+process.stdin.resume();
+process.stdin.on("close", () => {
+  if (!send("SIGTERM")) process.exit(0);
+  const until = Date.now() + graceMs;
+  setInterval(() => {
+    if (!send(0)) process.exit(0);
+    if (Date.now() > until) { send("SIGKILL"); process.exit(0); }
+  }, 100);
+});
+`;
+
+/**
+ * Stops the process group `pgid` (a child spawned with `detached: true`, its leader's pid) when
+ * this process is gone. A detached watcher process, in a session of its own so that a signal to
+ * this process's group or terminal does not take it too, waits for the end of a pipe that only
+ * this process holds open.
+ *
+ * npm run dev needs it for wrangler: wrangler and its workerd processes outlived a dev.ts killed
+ * with SIGKILL, kept the API's port and answered 503 to every API request (the SQL-over-HTTP
+ * endpoint had died with dev.ts), and the next npm run dev refused the port they held. Returns the
+ * watcher (kill it once the group is gone); on Windows (no process groups) it does nothing.
+ */
+export function stopGroupWhenGone(pgid: number, graceMs = 5000): ChildProcess | undefined {
+  if (process.platform === "win32") return undefined;
+  const watcher = spawn(process.execPath, ["-e", WATCHER, String(pgid), String(graceMs)], {
+    stdio: ["pipe", "ignore", "ignore"],
+    detached: true,
+  });
+  watcher.on("error", () => {}); // without a watcher, dev behaves as before
+  watcher.stdin?.on("error", () => {});
+  // Neither keeps this process running; the pipe closes when this process exits.
+  watcher.unref();
+  (watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  return watcher;
+}
