@@ -1,6 +1,7 @@
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { NeonHttpDatabase } from "drizzle-orm/neon-http";
 import type { HttpDb } from "./client";
+import { isTransactionConflict } from "./errors";
 import type { AnyDb } from "./types";
 
 type Statements = readonly [BatchItem<"pg">, ...BatchItem<"pg">[]];
@@ -35,4 +36,24 @@ export async function runAtomically<T extends Statements>(
  */
 export function rowsOf<R>(result: unknown): R[] {
   return Array.isArray(result) ? (result as R[]) : (result as { rows: R[] }).rows;
+}
+
+/** Attempts of a transaction that Postgres aborted to break a deadlock (retryOnDeadlock). */
+export const DEADLOCK_ATTEMPTS = 3;
+
+/**
+ * `work` (one transaction: an HTTP batch or an interactive one), run again when Postgres aborted it
+ * to break a deadlock (isTransactionConflict), up to DEADLOCK_ATTEMPTS runs in all: the aborted run
+ * wrote nothing, and by the time it is told, the transaction it waited on has its locks and goes
+ * on, so the next run queues behind it instead. The routes take their locks in one order
+ * (experience before reservation before slot) so that this is a safety net, not a habit.
+ */
+export async function retryOnDeadlock<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= DEADLOCK_ATTEMPTS || !isTransactionConflict(error)) throw error;
+    }
+  }
 }

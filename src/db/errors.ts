@@ -95,3 +95,13 @@ export function postgresError(
   }
   return undefined;
 }
+
+/**
+ * Postgres aborted the transaction to break a cycle of lock waits (40P01 deadlock_detected), or a
+ * serializable one could not be ordered (40001). The transaction was rolled back whole, so running
+ * it again writes nothing twice (retryOnDeadlock); one that keeps losing is 409 CONFLICT.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  const code = postgresError(error)?.code;
+  return code === "40P01" || code === "40001";
+}

@@ -1,5 +1,5 @@
 import type { ZodError } from "zod";
-import { isDatabaseUnavailable, postgresError } from "../db/errors";
+import { isDatabaseUnavailable, isTransactionConflict, postgresError } from "../db/errors";
 import {
   AppError,
   ERROR_STATUS,
@@ -157,6 +157,12 @@ function classify(error: unknown): AppError {
   // Constraint violations that slip past a service's own checks are still the caller's input.
   if (pg?.code === "23505")
     return new AppError("CONFLICT", "The request conflicts with an existing record.");
+  // A deadlock or serialization failure that outlasted retryOnDeadlock: nothing was written.
+  if (isTransactionConflict(error))
+    return new AppError(
+      "CONFLICT",
+      "The request kept colliding with concurrent changes to the same records; nothing was written. Retry it.",
+    );
   if (
     pg &&
     (pg.code === "22P02" || pg.code === "22003" || pg.code === "22007" || pg.code === "22008")

@@ -77,6 +77,16 @@ describe("toProblem", () => {
     );
   });
 
+  it.each([
+    ["a deadlock", "40P01"],
+    ["a serialization failure", "40001"],
+  ])("maps %s that outlasted its retries to 409 CONFLICT, never a 500", (_, code) => {
+    const problem = toProblem(wrapped({ message: "deadlock detected", code }), "r");
+    expect(problem.status).toBe(409);
+    expect(problem.body.code).toBe("CONFLICT");
+    expect(problem.body.detail).toMatch(/nothing was written/);
+  });
+
   it("hides everything of an unknown error behind INTERNAL_ERROR", () => {
     const problem = toProblem(wrapped({ message: "syntax error", code: "42601" }), "r");
     expect(problem.status).toBe(500);

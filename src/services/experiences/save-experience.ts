@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
+import { retryOnDeadlock } from "../../db/atomic";
 import type { Database, HttpDb } from "../../db/client";
+import { isTransactionConflict } from "../../db/errors";
 import { experiences } from "../../db/schema";
 import { todayUtc } from "../../lib/calendar";
 import { NotFoundError } from "../../lib/errors";
@@ -32,31 +34,38 @@ export async function saveExperience(
   today = todayUtc(),
 ): Promise<Experience> {
   if (!input.slotsRequests?.length) {
-    const saved = await saveInOneRequest(db.http, wineryId, id, input, today);
-    if (saved) return saved;
+    try {
+      const saved = await saveInOneRequest(db.http, wineryId, id, input, today);
+      if (saved) return saved;
+    } catch (error) {
+      // A deadlock wrote nothing: the transaction below does it again.
+      if (!isTransactionConflict(error)) throw error;
+    }
   }
   try {
-    return await db.transaction(async (tx) => {
-      // Insert-if-absent first, so that a new experience is locked like an existing one: two saves
-      // of the same new id queue on this row instead of planning the same slots twice.
-      await tx.insert(experiences).values({ id, wineryId }).onConflictDoNothing();
-      const reads = stateQueries(tx, wineryId, id);
-      const [current] = await reads.experience.for("update");
-      const slotRows = await reads.slots.for("update");
-      const plan = planExperience(id, toState(current, slotRows), input, today);
-      if (plan.conflicts.length > 0) throw new SlotConflictError(plan.conflicts, SAVE_REMEDY);
-      const [saved] = await tx
-        .update(experiences)
-        .set({
-          ...plan.values,
-          updatedAt: sql`greatest(now(), ${experiences.updatedAt} + interval '1 millisecond')`,
-        })
-        .where(experienceKey(wineryId, id))
-        .returning();
-      if (!saved) throw new Error("experience upsert returned no row");
-      await writeSlotDiff(tx, wineryId, plan.slots);
-      return toExperience(saved);
-    });
+    return await retryOnDeadlock(() =>
+      db.transaction(async (tx) => {
+        // Insert-if-absent first, so that a new experience is locked like an existing one: two saves
+        // of the same new id queue on this row instead of planning the same slots twice.
+        await tx.insert(experiences).values({ id, wineryId }).onConflictDoNothing();
+        const reads = stateQueries(tx, wineryId, id);
+        const [current] = await reads.experience.for("update");
+        const slotRows = await reads.slots.for("update");
+        const plan = planExperience(id, toState(current, slotRows), input, today);
+        if (plan.conflicts.length > 0) throw new SlotConflictError(plan.conflicts, SAVE_REMEDY);
+        const [saved] = await tx
+          .update(experiences)
+          .set({
+            ...plan.values,
+            updatedAt: sql`greatest(now(), ${experiences.updatedAt} + interval '1 millisecond')`,
+          })
+          .where(experienceKey(wineryId, id))
+          .returning();
+        if (!saved) throw new Error("experience upsert returned no row");
+        await writeSlotDiff(tx, wineryId, plan.slots);
+        return toExperience(saved);
+      }),
+    );
   } catch (error) {
     return rethrowSlotKeyViolation(error);
   }

@@ -8,6 +8,7 @@ import type { Reservation } from "../../schemas/reservation-views";
 import type { ReservationInput } from "../../schemas/reservations";
 import { CONTACT_UPSERT_SQL, contactUpsertParameters } from "../contacts/upsert-contact";
 import { reservationDocumentStatement } from "./reservation-json";
+import { lockExperiencesStatement } from "./reservation-seats";
 import { priceItemRows, reservationValues } from "./reservation-values";
 
 /** Each stored field with its column, as drizzle names it (snake_case), in the schema's order. */
@@ -87,6 +88,14 @@ problems as materialized (
   select 'no experience' as problem from (select count(*) as n from e) k where k.n = 0
 )
 ${RAISE_PROBLEMS}`;
+
+/**
+ * 0. The experiences whose slots the batch may touch, locked first (lockExperiencesStatement, the
+ * interactive path's text, rendered once): the order E9 and experience saves take their locks in.
+ */
+const LOCK_EXPERIENCES = renderedOnce(["wineryId", "id", "experienceId"], (p) =>
+  lockExperiencesStatement(p.wineryId, p.id, p.experienceId),
+);
 
 /** 2. The reservation row locked, a statement of its own: the next one reads it as committed. */
 const LOCK_SQL = "select 1 from reservations where winery_id = $1 and id = $2 for update";
@@ -247,6 +256,7 @@ export async function importInOneRequest(
   const key = [wineryId, id, input.experienceId, input.date, input.time];
   const seats = [input.guestCountTotal ?? 0, input.closeSlots === true, input.openSlots === true];
   const statements: RawStatement[] = [
+    LOCK_EXPERIENCES({ wineryId, id, experienceId: input.experienceId }),
     [INSERT_SQL, key],
     [LOCK_SQL, [wineryId, id]],
     [LOCK_SLOTS_SQL, [...key, ...seats]],

@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { retryOnDeadlock } from "../../db/atomic";
 import type { Database } from "../../db/client";
 import { postgresError } from "../../db/errors";
 import {
@@ -14,7 +15,7 @@ import type { ReservationInput } from "../../schemas/reservations";
 import { contactUpsertStatement } from "../contacts/upsert-contact";
 import { importInOneRequest } from "./import-in-one-request";
 import { reservationDocumentStatement } from "./reservation-json";
-import { followSeats } from "./reservation-seats";
+import { followSeats, lockExperiencesStatement } from "./reservation-seats";
 import { priceItemRows, reservationValues } from "./reservation-values";
 
 /** The path values of E11 that create a reservation with a new id. */
@@ -86,6 +87,7 @@ export async function writeReservation(
   id: string,
   input: ReservationInput,
 ): Promise<Reservation> {
+  await tx.execute(lockExperiencesStatement(wineryId, id, input.experienceId));
   const [target] = rowsOf<{ slot_id: string | null }>(
     await tx.execute(sql`
       select s.id as slot_id from experiences e
@@ -187,7 +189,7 @@ export async function importReservation(
   const id = NEW_RESERVATION_PATHS.includes(pathId) ? crypto.randomUUID() : pathId.toLowerCase();
   const reservation =
     (await importInOneRequest(db.http, wineryId, id, input)) ??
-    (await importInTransaction(db, wineryId, id, input));
+    (await retryOnDeadlock(() => importInTransaction(db, wineryId, id, input)));
   return {
     ...reservation,
     ...(input.closeSlots != null && { closeSlots: input.closeSlots }),

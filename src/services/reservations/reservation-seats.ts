@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { slots } from "../../db/schema";
 import type { AnyDb } from "../../db/types";
 import { AppError } from "../../lib/errors";
@@ -23,6 +23,30 @@ export class SlotFullError extends AppError {
       { extensions: { slotId, reservationId } },
     );
   }
+}
+
+/**
+ * E11's first lock: the experiences whose slots it may touch (the input's, and that of the slot the
+ * reservation holds now, read unlocked here), FOR KEY SHARE in id order. E9 and experience saves
+ * lock the experience FOR UPDATE first, then its slots, then (E9 moving occupied slots) the
+ * slots' reservations; an import that locked its reservation and slots first waited on them in
+ * the opposite order, and Postgres broke the cycle by aborting one (500s under concurrent moves
+ * and slot updates). Taken first, this lock makes an import and those calls on one experience
+ * come in turn, while imports share it among themselves. The same text leads importInOneRequest's
+ * batch (rendered once there).
+ */
+export function lockExperiencesStatement(
+  wineryId: unknown,
+  id: unknown,
+  experienceId: unknown,
+): SQL {
+  return sql`select e.id from experiences e
+    where e.winery_id = ${wineryId} and e.id in (${experienceId}::uuid, (
+      select s.experience_id from reservations r
+      join slots s on s.winery_id = r.winery_id and s.id = r.slot_id
+      where r.winery_id = ${wineryId} and r.id = ${id}))
+    order by e.id
+    for key share`;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { and, asc, eq, inArray, or } from "drizzle-orm";
+import { retryOnDeadlock } from "../../db/atomic";
 import type { Database } from "../../db/client";
+import { isTransactionConflict } from "../../db/errors";
 import { experiences, slots } from "../../db/schema";
 import type { BusinessLocation } from "../../schemas/business-location";
 import type { SlotActionsCommand } from "../../schemas/slot-actions";
@@ -35,10 +37,11 @@ export async function runSlotActions(
       const answer = await createSlotsInOneRequest(db.http, wineryId, normalised, options);
       if (answer) return answer;
     } catch (error) {
-      return rethrowSlotKeyViolation(error);
+      // A deadlock wrote nothing: the transaction path does it again, as it does its own.
+      if (!isTransactionConflict(error)) return rethrowSlotKeyViolation(error);
     }
   }
-  return runSlotActionsInTransaction(db, wineryId, normalised, options);
+  return retryOnDeadlock(() => runSlotActionsInTransaction(db, wineryId, normalised, options));
 }
 
 /**

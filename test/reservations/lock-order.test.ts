@@ -1,0 +1,86 @@
+import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createDatabase } from "../../src/db/client";
+import type { Reservation } from "../../src/schemas/reservation-views";
+import { api } from "../helpers/api";
+import { untilSomeoneWaitsOnALock } from "../helpers/db";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import {
+  createSlot,
+  experienceWithSlot,
+  importOk,
+  putReservation,
+  reservationBody,
+  slotState,
+} from "../helpers/reservations";
+
+/**
+ * E11 against E9 and experience saves on one experience. Those lock the experience (FOR UPDATE),
+ * then its slots in (date, time, id) order, then (E9 moving occupied slots) the slots'
+ * reservations. E11 locked its reservation, then its slots in id order: under concurrent moves
+ * and slot updates the two waited on each other and Postgres aborted one, a 500 (an outside
+ * audit: 90 requests of ~3,000). E11 now takes the experience first (FOR KEY SHARE), and a
+ * transaction Postgres still aborts to break a deadlock is run again.
+ */
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+
+describe("lock order of E11, E9 and experience saves", () => {
+  it("E11 waits for the experience before it locks its reservation", async () => {
+    const target = await experienceWithSlot(tenant); // 15:00
+    const earlier = await createSlot(tenant, target.experienceId, target.date, "10:00:00");
+    const reservation = await importOk(tenant, "NEW", reservationBody(target));
+    const { wineryId } = tenant;
+    // What E9 holds before it moves a slot's reservations: the experience and all its slots.
+    const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
+      await tx.execute(sql`select 1 from experiences
+        where winery_id = ${wineryId} and id = ${target.experienceId} for update`);
+      await tx.execute(sql`select 1 from slots where winery_id = ${wineryId}
+        and experience_id = ${target.experienceId} order by date, time, id for update`);
+      const pending = putReservation(
+        tenant,
+        reservation.id,
+        reservationBody({ ...target, time: "10:00:00" }),
+      );
+      await untilSomeoneWaitsOnALock();
+      // E9's next step: the reservations of the slots it moves. The import waiting meanwhile
+      // holds none of them (NOWAIT fails at once, 55P03, when it does).
+      await tx.execute(sql`select 1 from reservations
+        where winery_id = ${wineryId} and id = ${reservation.id} for update nowait`);
+      return { pending };
+    });
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    const moved = (await answer.json()) as Reservation;
+    expect(moved.slotId).toBe(earlier);
+    expect((await slotState(earlier)).reservedCount).toBe(2);
+    expect((await slotState(target.slotId)).reservedCount).toBe(0);
+  });
+
+  it("a deadlock Postgres breaks by aborting E9 is run again: 200, written once", async () => {
+    const target = await experienceWithSlot(tenant);
+    const later = await createSlot(tenant, target.experienceId, target.date, "18:00:00");
+    const { wineryId } = tenant;
+    const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
+      // Holds the later slot; E9 locks the experience, then its slots in order, and waits here.
+      await tx.execute(sql`select 1 from slots where winery_id = ${wineryId} and id = ${later}
+        for update`);
+      const pending = api("/v2/availabilities/actions", {
+        key: tenant.apiKey,
+        body: { requests: [{ action: "UPDATE", slotId: target.slotId, newMaxParties: 7 }] },
+      });
+      await untilSomeoneWaitsOnALock();
+      // ... and this waits for E9's experience: a cycle. E9 waited first, so its deadlock check
+      // (deadlock_timeout, 1 s) runs first and aborts E9's transaction, which lets this through.
+      await tx.execute(sql`select 1 from experiences
+        where winery_id = ${wineryId} and id = ${target.experienceId} for update`);
+      return { pending };
+    });
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    expect((await slotState(target.slotId)).maxParties).toBe(7);
+  });
+});
