@@ -281,6 +281,11 @@ export async function startEmbeddedPostgres(
       // A throwaway cluster's data need not survive a crash of the machine.
       if (throwaway) args.push("-c", "fsync=off", "-c", "synchronous_commit=off");
       args.push("-c", "full_page_writes=off", "-c", "max_connections=200");
+      // A session whose client has gone (the SQL endpoint reset it when the Worker gave up) is
+      // noticed within a second even while its statement waits on a lock, and rolled back,
+      // releasing its locks; otherwise only its next read or write of the socket would tell.
+      // Linux only: elsewhere PostgreSQL may refuse any value but 0.
+      if (platform() === "linux") args.push("-c", "client_connection_check_interval=1s");
       const proc = spawn(bins.postgres, args, {
         stdio: ["ignore", "ignore", "pipe"],
         ...(user && { uid: user.uid, gid: user.gid }),

@@ -160,6 +160,9 @@ function errorBody(err: unknown): ErrorBody {
   return body;
 }
 
+/** How long a pooled session may sit idle inside a transaction before Postgres ends it (poolFor). */
+export const IDLE_IN_TRANSACTION_TIMEOUT = "10s";
+
 /** Connections per pool (two pools per database: poolFor). */
 export const POOL_SIZE = 12;
 
@@ -204,7 +207,15 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       pool = new pg.Pool({
         connectionString: database,
         application_name: "neon-local-http",
-        options: `-c plan_cache_mode=${kind === "read" ? "force_custom_plan" : "auto"}`,
+        options: [
+          `-c plan_cache_mode=${kind === "read" ? "force_custom_plan" : "auto"}`,
+          // A transaction of this endpoint's is never idle between its statements but for the
+          // endpoint's own turn. One that is has lost its client without Postgres being told (a
+          // network split swallowed the close): it held its row locks, and every later request
+          // on those rows waited on it for good (an outside audit: E1 at 30 s then 503 until a
+          // pg_terminate_backend). Postgres ends such a session after this long.
+          `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT}`,
+        ].join(" "),
         connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
         idleTimeoutMillis: 10_000,
         max: POOL_SIZE,
@@ -215,6 +226,28 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       pools.set(key, pool);
     }
     return pool;
+  }
+
+  /**
+   * Ends a database's pools (their idle sessions close at once, the busy ones when released);
+   * the next request opens new ones. For a server that refuses new sessions because it is
+   * shutting down (57P03): a smart shutdown (SIGTERM, `pg_ctl stop -m smart`) waits for every
+   * session to end, and the pools' idle ones, reused by every read, never did, so the server
+   * never stopped, npm run dev never restarted it, and every request that needed a new session
+   * answered 503 for as long as traffic went on.
+   */
+  function retirePools(refused: pg.Pool): void {
+    const found = [...pools].find(([, pool]) => pool === refused)?.[0];
+    if (found === undefined) return;
+    const database = found.slice(found.indexOf(" ") + 1);
+    for (const kind of ["read", "write"] as const) {
+      const key = `${kind} ${database}`;
+      const pool = pools.get(key);
+      if (!pool) continue;
+      pools.delete(key);
+      log(`neon-http: the server is shutting down; closing the ${kind} pool's sessions`);
+      void pool.end().catch(() => {});
+    }
   }
 
   async function run(client: pg.PoolClient, q: QueryInput, prepare: boolean) {
@@ -259,7 +292,13 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     signal: AbortSignal,
     fn: (c: pg.PoolClient) => Promise<T>,
   ): Promise<T> {
-    const client = await pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      if ((err as { code?: unknown }).code === "57P03") retirePools(pool);
+      throw err;
+    }
     // pg-pool removes its error listener while a client is checked out; if the server goes away
     // mid-query the client would emit an unhandled 'error' and crash the process. The query
     // itself still rejects, which is what reaches the caller.

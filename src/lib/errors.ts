@@ -93,7 +93,7 @@ export const ERROR_DESCRIPTION: Record<ErrorCode, string> = {
   RATE_LIMITED:
     "The API key's request rate is over the limit of its tier (RateLimit-Policy); nothing was done. Retry after `Retry-After` seconds.",
   SERVICE_UNAVAILABLE:
-    "The database cannot be reached; nothing was half-written. Retry after `Retry-After` seconds.",
+    "The database cannot be reached; nothing was half-written. Retry after `Retry-After` seconds. A write whose commit reached the database just as it stopped answering may have been applied whole (no client can tell): send E1, E14 and E19 with an Idempotency-Key and retry with the same key, which applies them once.",
   INTERNAL_ERROR:
     "An error the service did not intercept; contact the administrator with the `requestId`.",
 };

@@ -2,8 +2,12 @@
 // failing statement leaves the database serving, and an open transaction blocks no one else.
 // (PGlite, the former default, stopped answering after the first two kinds and served one session
 // at a time.)
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Client, neon, Pool } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IDLE_IN_TRANSACTION_TIMEOUT } from "../../scripts/local-db/neon-http-server";
+import { pidAlive } from "../../scripts/local-db/os";
 import { type LocalStack, startLocalStack } from "./helpers";
 
 let stack: LocalStack;
@@ -139,5 +143,47 @@ describe("a Client transaction held open", () => {
       { id: 11 },
       { id: 12 },
     ]);
+  });
+});
+
+describe("sessions whose client is gone", () => {
+  it("the endpoint's pooled sessions end a transaction left idle (IDLE_IN_TRANSACTION_TIMEOUT)", async () => {
+    // A network split that swallows the endpoint's close leaves such a session holding its locks.
+    expect(await sql.query("show idle_in_transaction_session_timeout")).toEqual([
+      { idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT },
+    ]);
+  });
+
+  it.runIf(process.platform === "linux")(
+    "the embedded server notices a client gone while its statement waits (client_connection_check_interval)",
+    async () => {
+      expect(await sql.query("show client_connection_check_interval")).toEqual([
+        { client_connection_check_interval: "1s" },
+      ]);
+    },
+  );
+});
+
+describe("a smart shutdown (SIGTERM to the server)", () => {
+  it("completes: a session refused with 57P03 makes the endpoint close its idle pooled ones", async () => {
+    const own = await startLocalStack();
+    try {
+      const db = neon(own.postgres.connectionString);
+      await db.query("create table t (id int)"); // the read pool keeps an idle session
+      const postmaster = Number(
+        readFileSync(join(own.postgres.dataDir, "postmaster.pid"), "utf8").split("\n")[0],
+      );
+      process.kill(postmaster, "SIGTERM");
+      // The write pool has no session yet: its first one is refused, "shutting down".
+      await expect(db.query("insert into t values (1)")).rejects.toThrow();
+      // Without closing the read pool's idle session the server waits for it (pg-pool's idle
+      // timeout, 10 s, or for good under steady reads).
+      const until = Date.now() + 5000;
+      while (pidAlive(postmaster) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(pidAlive(postmaster)).toBe(false);
+    } finally {
+      await own.close();
+    }
   });
 });
