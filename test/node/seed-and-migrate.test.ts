@@ -59,11 +59,13 @@ describe("npm run db:migrate", () => {
   });
 });
 
+let lastSeedLog = "";
 async function seed() {
-  const { code, stdout } = await runCommand("seed", [], {
+  const { code, stdout, stderr } = await runCommand("seed", [], {
     DATABASE_URL: stack.postgres.connectionString,
   });
   expect(code).toBe(0);
+  lastSeedLog = stderr;
   const last = stdout.trim().split("\n").at(-1) ?? "";
   return JSON.parse(last) as Record<string, unknown>;
 }
@@ -121,8 +123,27 @@ describe("npm run seed, twice", () => {
     expect(afterFirst?.orders).toBeGreaterThan(0);
     const principal = await authenticate(http(), first.apiKey as string);
     expect(principal.wineryId).toBe(first.wineryId);
+    // The first key replaces none.
+    expect(lastSeedLog).toMatch(/issued an API key for the demo winery\n/);
+    expect(lastSeedLog).not.toMatch(/previous one/);
+    // The session as a replace (E3) left it: one item, version 2. The seed must not put the
+    // demo's items back behind its version.
+    await query("delete from commerce_session_items where session_id = $1 and position > 0", [
+      first.commerceSessionId,
+    ]);
+    await query("update commerce_sessions set version = 2 where id = $1", [
+      first.commerceSessionId,
+    ]);
 
     const second = await seed();
+    expect(lastSeedLog).toMatch(/the previous one of npm run seed no longer works/);
+    expect(
+      await query<{ items: number; version: number }>(
+        `select (select count(*)::int from commerce_session_items where session_id = $1) as items,
+                (select version from commerce_sessions where id = $1) as version`,
+        [first.commerceSessionId],
+      ),
+    ).toEqual([{ items: 1, version: 2 }]);
     expect(second.apiKey).not.toBe(first.apiKey);
     expect({ ...second, apiKey: "" }).toEqual({ ...first, apiKey: "" });
     expect(await counts()).toEqual(afterFirst);

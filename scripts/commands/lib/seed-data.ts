@@ -280,9 +280,11 @@ export async function replaceSeedKey(
   db: Db,
   wineryId: string,
   name: DemoKeyName = SEED_KEY_NAME,
+  /** Told whether a key was replaced (none is, the first time). */
+  issued?: (replaced: boolean) => void,
 ): Promise<string> {
-  return db.transaction(async (tx) => {
-    await tx
+  const { key, replaced } = await db.transaction(async (tx) => {
+    const gone = await tx
       .delete(schema.apiKeys)
       .where(
         and(
@@ -293,11 +295,14 @@ export async function replaceSeedKey(
             sql`${schema.apiKeys.name} ~ '^(seed|dev) [0-9]{4}-[0-9]{2}-[0-9]{2}T'`,
           ),
         ),
-      );
+      )
+      .returning({ id: schema.apiKeys.id });
     // The bulk tier: bench and load runs send thousands of requests a minute with this key.
     const { key } = await issueApiKey(tx, wineryId, name, { rateLimitTier: "bulk" });
-    return key;
+    return { key, replaced: gone.length > 0 };
   });
+  issued?.(replaced);
+  return key;
 }
 
 /** The demo winery with its channel and every DEMO_STEPS area; idempotent, with a fresh key. */
@@ -310,9 +315,12 @@ export async function seedDemo(
   await ensureWinery(db, DEMO_WINERY_ID, "Tenuta Demo", DEMO_CHANNEL_KEY, log);
   let ids: Record<string, string | number> = {};
   for (const step of DEMO_STEPS) ids = { ...ids, ...(await step(db, winery, log)) };
-  const apiKey = await replaceSeedKey(db, DEMO_WINERY_ID, keyName);
-  log(
-    `issued a new API key for the demo winery; the previous one of ${keyName === SEED_KEY_NAME ? "npm run seed" : "npm run dev"} no longer works`,
+  const apiKey = await replaceSeedKey(db, DEMO_WINERY_ID, keyName, (replaced) =>
+    log(
+      replaced
+        ? `issued a new API key for the demo winery; the previous one of ${keyName === SEED_KEY_NAME ? "npm run seed" : "npm run dev"} no longer works`
+        : "issued an API key for the demo winery",
+    ),
   );
   return { ...winery, apiKey, ...ids };
 }
@@ -321,8 +329,13 @@ export async function seedDemo(
 export async function seedTenant(db: Db, wineryId: string, log: Log): Promise<SeedResult> {
   const apiChannelKey = `ch_${wineryId.replaceAll("-", "")}`;
   await ensureWinery(db, wineryId, `Winery ${wineryId.slice(0, 8)}`, apiChannelKey, log);
-  const apiKey = await replaceSeedKey(db, wineryId);
-  log("issued a new API key for the tenant; the previous one no longer works");
+  const apiKey = await replaceSeedKey(db, wineryId, SEED_KEY_NAME, (replaced) =>
+    log(
+      replaced
+        ? "issued a new API key for the tenant; the previous one no longer works"
+        : "issued an API key for the tenant",
+    ),
+  );
   return { wineryId, apiChannelKey, apiKey };
 }
 
