@@ -46,6 +46,12 @@ describe("every operation of the document", () => {
     expect(authenticated.length).toBeGreaterThanOrEqual(8);
   });
 
+  it("names each with an operationId of its own (client generators need one)", () => {
+    const ids = operations.map((op) => (op as { operationId?: string }).operationId);
+    expect(ids.filter((id) => typeof id !== "string")).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it.each(authenticated.map((op) => [`${op.method} ${op.path}`, op] as const))(
     "%s: 401 UNAUTHENTICATED without APIKey",
     async (_, op) => {

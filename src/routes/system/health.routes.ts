@@ -9,6 +9,7 @@ const health = createRoute({
   method: "get",
   path: "/health",
   tags: ["System"],
+  operationId: "getHealth",
   summary: "Liveness",
   description:
     "Answers without an API key and without touching the database, so it measures the edge alone; database outages show as 503 on the routes that need it.",

@@ -21,6 +21,7 @@ const problemTypeRoute = createRoute({
   method: "get",
   path: "/problems/{slug}",
   tags: ["System"],
+  operationId: "getProblemType",
   summary: "Problem type",
   description:
     "What a problem's `type` resolves to: the code's title, status and when it happens. Answers without an API key and without touching the database.",
