@@ -5,7 +5,7 @@
  * Idempotent: fixed ids and ON CONFLICT DO NOTHING. Slots cover the eight weeks from the day the
  * seed first runs (a run on a later day adds the weeks not yet covered, never a duplicate).
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import * as schema from "../../src/db/schema";
 import { addDays, eachDay, todayUtc, weekDayOf } from "../../src/lib/calendar";
@@ -88,19 +88,17 @@ export async function seedExperiences(
     const dates = eachDay(addDays(today, 1), addDays(today, 56), (d) =>
       e.schedule.days.includes(weekDayOf(d)),
     );
-    const rows = dates.flatMap((date) =>
-      e.schedule.times.map((time) => ({
-        wineryId,
-        experienceId: e.id,
-        date,
-        time,
-        maxParties: e.maxParties,
-        minParties: 1,
-        enabledLanguages: ["en", "it"],
-        defaultLanguages: ["en"],
-      })),
-    );
-    if (rows.length > 0) await db.insert(schema.slots).values(rows).onConflictDoNothing();
+    const keys = dates.flatMap((date) => e.schedule.times.map((time) => ({ date, time })));
+    // The slots not there yet (a later run adds the days since). Not ON CONFLICT DO NOTHING:
+    // the (experience, date, time) key is a deferrable constraint (drizzle/0012), which Postgres
+    // refuses as an arbiter.
+    await db.execute(sql`
+      insert into slots (winery_id, experience_id, date, time, max_parties, min_parties,
+        enabled_languages, default_languages)
+      select ${wineryId}, ${e.id}, k.date, k.time, ${e.maxParties}, 1, '{en,it}', '{en}'
+      from jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) as k(date date, time time)
+      where not exists (select 1 from slots s where s.winery_id = ${wineryId}
+        and s.experience_id = ${e.id} and s.date = k.date and s.time = k.time)`);
   }
   // The printed slotId is chosen once the demo reservations are placed (reservations.ts).
   return { experienceId: TASTING };

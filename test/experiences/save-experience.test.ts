@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays, todayUtc } from "../../src/lib/calendar";
+import type { BusinessLocation } from "../../src/schemas/business-location";
 import type { Experience } from "../../src/schemas/experiences";
 import { api, expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
@@ -152,6 +153,53 @@ describe("PUT/GET /v2/experiences/{id}: happy", () => {
     const { result, trips } = await countRoundTrips(() => get(experience.id));
     expect(result.status).toBe(200);
     expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+  });
+});
+
+describe("PUT /v2/experiences/{id}: slotsRequests trading times", () => {
+  it("applies in order, as its preview (E8) says: A to a free time, B to A's, A to B's", async () => {
+    const experience = await createExperience(tenant);
+    const [day] = nextWeekDays("WEDNESDAY", 1);
+    const made = await api("/v2/availabilities/actions", {
+      key: tenant.apiKey,
+      body: {
+        requests: [
+          { action: "CREATE", experienceId: experience.id, day, time: "10:00" },
+          { action: "CREATE", experienceId: experience.id, day, time: "11:00" },
+        ],
+      },
+    });
+    const [record] = (await made.json()) as BusinessLocation[];
+    const [a, b] = record?.slotActions.created.map((slot) => slot.id) ?? [];
+    const at = (id: string | undefined, hour: number) => ({
+      type: "SINGLE",
+      id,
+      day,
+      time: { hour, minute: 0, second: 0, nano: 0 },
+      maxParties: 10,
+    });
+    const body = {
+      active: true,
+      maxParties: 10,
+      minPartiesToEnable: 1,
+      languagesIsoCode: ["en", "it"],
+      titleTranslations: { en: "Tasting", it: "Degustazione" },
+      slotsRequests: [at(a, 9), at(b, 10), at(a, 11)],
+    };
+    const preview = await api("/v2/experiences/preview-propagation", {
+      key: tenant.apiKey,
+      body: { ...body, id: experience.id },
+    });
+    expect(preview.status).toBe(200);
+    expect(((await preview.json()) as { conflicts: unknown[] }).conflicts).toEqual([]);
+    // Was 409 "Two slots of one experience would share a date and time": the key was checked
+    // row by row within the one UPDATE.
+    expect((await saveExperience(tenant, experience.id, body)).status).toBe(200);
+    const rows = await slotRows(tenant.wineryId, experience.id);
+    expect(rows.map((r) => [r.id, r.time])).toEqual([
+      [b, "10:00:00"],
+      [a, "11:00:00"],
+    ]);
   });
 });
 

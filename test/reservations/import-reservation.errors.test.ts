@@ -169,6 +169,21 @@ describe("E11: errors", () => {
     expect((await slotState(target.slotId)).reservedCount).toBe(3);
   });
 
+  it("guests up to the int32 limit on an occupied slot are 409, not an overflow's unnamed 400", async () => {
+    const target = await experienceWithSlot(tenant, "2027-06-07", 6);
+    await importOk(tenant, "NEW", reservationBody(target, { guestCountTotal: 1 }));
+    await expectProblem(
+      await putReservation(
+        tenant,
+        "NEW",
+        reservationBody(target, { guestCountTotal: 2_147_483_647 }),
+      ),
+      409,
+      "CONFLICT",
+    );
+    expect((await slotState(target.slotId)).reservedCount).toBe(1);
+  });
+
   it("paidTotalCents below what was refunded is 409, writing nothing", async () => {
     const target = await experienceWithSlot(tenant);
     const id = crypto.randomUUID();

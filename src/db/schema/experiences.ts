@@ -136,6 +136,9 @@ export const slots = pgTable(
       foreignColumns: [experiences.wineryId, experiences.id],
       name: "slots_experience_fk",
     }).onDelete("cascade"),
+    // In the database a UNIQUE constraint DEFERRABLE INITIALLY IMMEDIATE (drizzle/0012): checked
+    // at each statement's end, so slots of one call can trade times. drizzle cannot declare that;
+    // this line keeps the name and columns (and its index serves lookups just the same).
     uniqueIndex("slots_experience_date_time_key").on(t.wineryId, t.experienceId, t.date, t.time),
     index("slots_winery_date_idx").on(t.wineryId, t.date),
     index("slots_parent_idx").on(t.parentSlotId),

@@ -132,7 +132,7 @@ moved as (
       else s.updated_at end
   from moves m
   where s.winery_id = $1 and s.id = m.slot_id
-    and (m.delta <= 0 or s.occupied_count + m.delta <= s.max_parties)
+    and (m.delta <= 0 or s.occupied_count::bigint + m.delta <= s.max_parties)
   returning s.id
 ),
 v as (select * from jsonb_populate_record(null::reservations, $9::jsonb)),

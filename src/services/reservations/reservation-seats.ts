@@ -73,7 +73,9 @@ async function moveSeats(
       and(
         eq(slots.wineryId, wineryId),
         eq(slots.id, slotId),
-        sql`(${delta}::int <= 0 or ${slots.occupiedCount} + ${delta}::int <= ${slots.maxParties})`,
+        // In bigint: occupants near the int4 limit plus the seats asked for overflowed (22003, an
+        // unnamed 400) where a full slot is 409.
+        sql`(${delta}::int <= 0 or ${slots.occupiedCount}::bigint + ${delta}::int <= ${slots.maxParties})`,
       ),
     )
     .returning({ id: slots.id });

@@ -7,6 +7,10 @@
  */
 import { eachDay, weekDayOf } from "../../lib/calendar";
 import { AppError, type FieldError, NotFoundError, ValidationError } from "../../lib/errors";
+
+/** The largest value of an int4 column (occupied_count). */
+const INT4_MAX = 2_147_483_647;
+
 import type { SlotActionRequest } from "../../schemas/slot-actions";
 import { MAX_SLOTS_PER_CALL } from "./limits";
 import { SlotConflictError, slotConflictMembers } from "./slot-conflict-error";
@@ -186,6 +190,13 @@ export function planSlotActions(
         return fail(
           r.newMinParties != null ? "newMinParties" : "newMaxParties",
           "minParties must not exceed maxParties",
+        );
+      // occupied_count (reserved + external) is an int4 column: past its range the write failed
+      // with an unnamed 400 while the dry run answered 200.
+      if (r.newOccupantsCount != null && slot.reservedCount + after.externalOccupants > INT4_MAX)
+        return fail(
+          "newOccupantsCount",
+          `with the slot's ${slot.reservedCount} reserved seat(s), its occupants would exceed ${INT4_MAX}`,
         );
       const moved = after.date !== slot.date || after.time !== slot.time;
       const other = moved ? set.at(after.experienceId, after.date, after.time) : undefined;

@@ -39,8 +39,8 @@ export class SlotConflictError extends AppError {
 }
 
 /**
- * A write that still met the (experience, date, time) key, e.g. two slots of one call swapping
- * their times (the key is checked row by row), or a concurrent writer outside the locks: 409.
+ * A write that still met the (experience, date, time) key (checked at each statement's end, so
+ * slots of one call may trade times), e.g. a concurrent writer outside the locks: 409.
  */
 export function rethrowSlotKeyViolation(error: unknown): never {
   const pg = postgresError(error);
