@@ -99,7 +99,7 @@ const maps = z.array(FreeObject);
 
 /**
  * VwReservation (E14's answer). Fields the service does not hold (check-in, employee, room,
- * channel, feedback, invoice data, ...) are null; the arrays it does not hold are empty.
+ * channel, feedback, invoice data, ...) are null.
  */
 export const VwReservationSchema = z
   .object({
@@ -137,9 +137,18 @@ export const VwReservationSchema = z
     paidAt: nullable(DateTime),
     refundedAt: nullable(DateTime),
     experience: maps,
-    experiencePrices: maps,
-    experiencePricesExtras: maps,
-    experienceTranslations: maps,
+    experiencePrices: maps.openapi({
+      description:
+        "The experience's experiencePriceLabelsAttributes values (ExperiencePriceLabels), by key.",
+    }),
+    experiencePricesExtras: maps.openapi({
+      description:
+        "The experience's experiencePriceExtrasAttributes values (ExperiencePriceExtras), by key.",
+    }),
+    experienceTranslations: maps.openapi({
+      description:
+        "One `{experienceId, languageIsoCode, text}` per language of the experience's titleTranslations.",
+    }),
     reservationContacts: maps,
     reservationPriceExtras: maps,
     reservationPriceLabels: maps,

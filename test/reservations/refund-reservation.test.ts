@@ -65,6 +65,30 @@ describe("E14 POST /v2/reservations/{reservationID}/refund: happy", () => {
     expect(await ledgerSum(tenant.wineryId, id)).toBe(5000);
   });
 
+  it("carries the experience's price labels, extras and title translations", async () => {
+    const experience = await createExperience(tenant, {
+      experiencePriceLabelsAttributes: {
+        adult: { id: 1, position: 1, priceCents: 2500, priceCurrency: "EUR" },
+        child: { id: 2, position: 2, priceCents: 1000, priceCurrency: "EUR" },
+      },
+      experiencePriceExtrasAttributes: { cheese: { id: 7, priceCents: 500 } },
+    });
+    const slot = { experienceId: experience.id, date: "2027-04-10", time: "11:00:00" };
+    await createSlot(tenant, experience.id, slot.date, slot.time);
+    const id = crypto.randomUUID();
+    await importOk(tenant, id, reservationBody(slot, { paidTotalCents: 900 }));
+    const view = await refundOk(tenant, id, 100);
+    expect(view.experiencePrices).toEqual([
+      { id: 1, position: 1, priceCents: 2500, priceCurrency: "EUR" },
+      { id: 2, position: 2, priceCents: 1000, priceCurrency: "EUR" },
+    ]);
+    expect(view.experiencePricesExtras).toEqual([{ id: 7, priceCents: 500 }]);
+    expect(view.experienceTranslations).toEqual([
+      { experienceId: experience.id, languageIsoCode: "en", text: "Tasting" },
+      { experienceId: experience.id, languageIsoCode: "it", text: "Degustazione" },
+    ]);
+  });
+
   it.each([
     ["PT1H30M", "2027-03-06T16:30:00.000Z"],
     ["PT45S", "2027-03-06T15:00:45.000Z"],

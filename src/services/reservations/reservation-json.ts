@@ -165,7 +165,17 @@ const endDateTime = sql.raw(`case when e.duration ~ '^PT([0-9]{1,4}H)?([0-9]{1,4
   then case when r.date + r.time + e.duration::interval < '10000-01-01'::timestamp
     then to_char(r.date + r.time + e.duration::interval, ${UTC_FORMAT}) end end`);
 
-/** E14's VwReservation of `r` (with `e`), as one jsonb value. */
+/** The values of an experience's map column (price labels or extras), by key; [] for none. */
+const mapValues = (column: string) =>
+  sql.raw(`coalesce((select jsonb_agg(m.value order by m.key)
+    from jsonb_each(case when jsonb_typeof(${column}) = 'object' then ${column} end) m), '[]'::jsonb)`);
+
+/**
+ * E14's VwReservation of `r` (with `e`), as one jsonb value. Its experience arrays come from the
+ * experience: experiencePrices and experiencePricesExtras are the values of its
+ * experiencePriceLabelsAttributes and experiencePriceExtrasAttributes (by key),
+ * experienceTranslations one entry per language of its titleTranslations.
+ */
 export function vwReservation(overrides: VwOverrides): SQL {
   // The stored local date-times read as UTC: VwReservation's fields are instants.
   const at = (column: string) => sql.raw(`to_char(${column}, ${UTC_FORMAT})`);
@@ -189,8 +199,12 @@ export function vwReservation(overrides: VwOverrides): SQL {
       'paidAt', ${paidAt}, 'refundedAt', ${overrides.refundedAt},
       'experience', case when e.id is null then '[]'::jsonb else jsonb_build_array(jsonb_build_object(
         'id', e.id, 'titleTranslations', e.title_translations, 'duration', e.duration)) end,
-      'experiencePrices', '[]'::jsonb, 'experiencePricesExtras', '[]'::jsonb,
-      'experienceTranslations', '[]'::jsonb,
+      'experiencePrices', ${mapValues("e.experience_price_labels_attributes")},
+      'experiencePricesExtras', ${mapValues("e.experience_price_extras_attributes")},
+      'experienceTranslations', coalesce((select jsonb_agg(jsonb_build_object(
+          'experienceId', e.id, 'languageIsoCode', t.key, 'text', t.value #>> '{}') order by t.key)
+        from jsonb_each(case when jsonb_typeof(e.title_translations) = 'object'
+          then e.title_translations end) t), '[]'::jsonb),
       'reservationContacts', ${contacts},
       'reservationPriceExtras', ${priceItems("EXTRA")},
       'reservationPriceLabels', ${priceItems("LABEL")})
