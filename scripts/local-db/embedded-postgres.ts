@@ -13,6 +13,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { LocalDbError } from "./errors";
+import { stopGroupWhenGone } from "./group-watcher";
 import { findOsUser, type OsUser, pidAlive, pidIsPostgres } from "./os";
 import { assertPortFree, freePort } from "./ports";
 
@@ -290,6 +291,16 @@ export async function startEmbeddedPostgres(
         stdio: ["ignore", "ignore", "pipe"],
         ...(user && { uid: user.uid, gid: user.gid }),
       });
+      // Stopped (fast shutdown) when its owner is gone, even killed with SIGKILL, which no exit
+      // handler sees: the server used to outlive it until the next start on the same folder.
+      const watcher =
+        proc.pid === undefined
+          ? undefined
+          : stopGroupWhenGone(proc.pid, {
+              signal: "SIGINT",
+              graceMs: 10_000,
+            });
+      proc.once("exit", () => watcher?.kill());
       proc.stderr?.setEncoding("utf8");
       proc.stderr?.on("data", (text: string) => {
         for (const line of text.split("\n")) if (line.trim()) tail.push(line.trim());

@@ -4,16 +4,22 @@ import { type ChildProcess, spawn } from "node:child_process";
 /**
  * The watcher: reads its stdin (a pipe from the owner) to end of file, which the kernel delivers
  * when the owner's last descriptor of it closes, at exit or at death by any signal, SIGKILL
- * included. It then sends the group SIGTERM, and SIGKILL to what is left after `graceMs`.
- * argv: [node, pgid, graceMs].
+ * included. It then sends `signal` to the group (to the process alone when it leads none), and
+ * SIGKILL to what is left after `graceMs`. argv: [node, pid, signal, graceMs].
  */
 const WATCHER = `
-const pgid = Number(process.argv[1]);
-const graceMs = Number(process.argv[2]);
-const send = (signal) => { try { process.kill(-pgid, signal); return true; } catch { return false; } };
+const pid = Number(process.argv[1]);
+const signal = process.argv[2];
+const graceMs = Number(process.argv[3]);
+const send = (sig) => {
+  for (const target of [-pid, pid]) {
+    try { process.kill(target, sig); return true; } catch {}
+  }
+  return false;
+};
 process.stdin.resume();
 process.stdin.on("close", () => {
-  if (!send("SIGTERM")) process.exit(0);
+  if (!send(signal)) process.exit(0);
   const until = Date.now() + graceMs;
   setInterval(() => {
     if (!send(0)) process.exit(0);
@@ -23,19 +29,25 @@ process.stdin.on("close", () => {
 `;
 
 /**
- * Stops the process group `pgid` (a child spawned with `detached: true`, its leader's pid) when
+ * Stops the process group `pgid` (a child spawned with `detached: true`, or a PostgreSQL
+ * postmaster, which leads a session of its own; the process alone when it leads no group) when
  * this process is gone. A detached watcher process, in a session of its own so that a signal to
  * this process's group or terminal does not take it too, waits for the end of a pipe that only
  * this process holds open.
  *
  * npm run dev needs it for wrangler: wrangler and its workerd processes outlived a dev.ts killed
  * with SIGKILL, kept the API's port and answered 503 to every API request (the SQL-over-HTTP
- * endpoint had died with dev.ts), and the next npm run dev refused the port they held. Returns the
- * watcher (kill it once the group is gone); on Windows (no process groups) it does nothing.
+ * endpoint had died with dev.ts), and the next npm run dev refused the port they held. The
+ * embedded PostgreSQL likewise (SIGINT: its fast shutdown). Returns the watcher (kill it once the
+ * group is gone); on Windows (no process groups) it does nothing.
  */
-export function stopGroupWhenGone(pgid: number, graceMs = 5000): ChildProcess | undefined {
+export function stopGroupWhenGone(
+  pgid: number,
+  { signal = "SIGTERM", graceMs = 5000 }: { signal?: NodeJS.Signals; graceMs?: number } = {},
+): ChildProcess | undefined {
   if (process.platform === "win32") return undefined;
-  const watcher = spawn(process.execPath, ["-e", WATCHER, String(pgid), String(graceMs)], {
+  const args = ["-e", WATCHER, String(pgid), signal, String(graceMs)];
+  const watcher = spawn(process.execPath, args, {
     stdio: ["pipe", "ignore", "ignore"],
     detached: true,
   });

@@ -57,3 +57,10 @@ export async function streamJsonArray(
     },
   });
 }
+
+/**
+ * What a streamed array's route description tells its clients about failures (an outside audit
+ * found the cut-off undocumented).
+ */
+export const STREAM_FAILURE_NOTE =
+  "The status line goes out once the first batch is read, so a database failure before it is 503 with Retry-After; one on a later batch cuts the body off before its closing `]` (the chunked transfer does not complete): treat a body that ends early as a failed request and retry it.";

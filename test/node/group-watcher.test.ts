@@ -6,13 +6,17 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
+/** Whether the group `pgid` (or the process, when it leads none) is still there. */
 function alive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
+  for (const target of [-pgid, pgid]) {
+    try {
+      process.kill(target, 0);
+      return true;
+    } catch {
+      // not this one
+    }
   }
+  return false;
 }
 
 async function gone(pgid: number, ms: number): Promise<boolean> {
@@ -23,10 +27,13 @@ async function gone(pgid: number, ms: number): Promise<boolean> {
   return !alive(pgid);
 }
 
-/** Starts the fixture; resolves with it and the id of the group it watches. */
-function startOwner(mode: string): Promise<{ owner: ChildProcess; pgid: number }> {
+/** Starts a fixture; resolves with it and the id of the group it watches. */
+function startOwner(
+  mode: string,
+  name = "group-owner.ts",
+): Promise<{ owner: ChildProcess; pgid: number }> {
   // Node itself with tsx's loader (tsx's own binary would run it in a child, out of reach).
-  const fixture = join(import.meta.dirname, "fixtures", "group-owner.ts");
+  const fixture = join(import.meta.dirname, "fixtures", name);
   const owner = spawn(process.execPath, ["--import", "tsx", fixture, mode], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
@@ -44,7 +51,14 @@ function startOwner(mode: string): Promise<{ owner: ChildProcess; pgid: number }
 
 const groups: number[] = [];
 afterEach(() => {
-  for (const pgid of groups.splice(0)) if (alive(pgid)) process.kill(-pgid, "SIGKILL");
+  for (const pgid of groups.splice(0))
+    for (const target of [-pgid, pgid]) {
+      try {
+        process.kill(target, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
 });
 
 describe.skipIf(process.platform === "win32")("stopGroupWhenGone", () => {
@@ -57,6 +71,15 @@ describe.skipIf(process.platform === "win32")("stopGroupWhenGone", () => {
     expect(alive(pgid)).toBe(true);
     owner.kill("SIGKILL");
     expect(await gone(pgid, 5000)).toBe(true);
+  });
+
+  it("stops an embedded PostgreSQL whose owner was killed with SIGKILL", async () => {
+    const { owner, pgid: postmaster } = await startOwner("", "postgres-owner.ts");
+    groups.push(postmaster);
+    expect(alive(postmaster)).toBe(true);
+    owner.kill("SIGKILL");
+    // Its fast shutdown (SIGINT) ends it; before, it ran until the next start on its folder.
+    expect(await gone(postmaster, 10_000)).toBe(true);
   });
 
   it("kills a group that ignores SIGTERM after the grace period", async () => {

@@ -14,11 +14,11 @@ import {
   startEmbeddedPostgres,
   startNeonLocal,
 } from "../../local-db";
+import { stopGroupWhenGone } from "../../local-db/group-watcher";
 import { DEV_INTEGRATIONS_KEY } from "../../seed/experiences";
 import { isStopping, onCleanup } from "./cli";
 import { assertReachable, checkDatabaseUrl, describeUrl } from "./database";
 import { readStackState, type StackState } from "./dev-stack";
-import { stopGroupWhenGone } from "./group-watcher";
 import { DATA_DIR, MIGRATIONS_DIR, POSTGRES_DIR, STACK_FILE, WRANGLER_STATE_DIR } from "./paths";
 import {
   DEMO_CHANNEL_KEY,

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { STREAM_FAILURE_NOTE } from "../../lib/json-stream";
 import { jsonRequestBody } from "../../lib/openapi";
 import {
   ContactExportV2Schema,
@@ -28,7 +29,7 @@ export const upsertContactRoute = createRoute({
 });
 
 const exportDescription = (extra: string) =>
-  `Contacts of the API key's winery created or updated in [dateFrom, dateTo) (dateFrom inclusive, dateTo exclusive), ordered by id. The array is streamed in batches, so exports of any size run in constant memory. ${extra}`;
+  `Contacts of the API key's winery created or updated in [dateFrom, dateTo) (dateFrom inclusive, dateTo exclusive), ordered by id. The array is streamed in batches, so exports of any size run in constant memory. ${STREAM_FAILURE_NOTE} ${extra}`;
 
 export const exportContactsV2Route = createRoute({
   method: "post",

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { STREAM_FAILURE_NOTE } from "../../lib/json-stream";
 import { jsonRequestBody, jsonResponse, replayableResponse } from "../../lib/openapi";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import { errorResponses, withReplayedProblems } from "../../schemas/problem";
@@ -48,7 +49,7 @@ export const queryReservationsRoute = createRoute({
   summary: "E16. Retrieve reservations by filter",
   description: [
     "Reservations of the API key's winery. Every filter is optional and they are combined with AND: startTime/endTime bound the reservation date, both inclusive; `ids` and `states` are any-of lists (an empty list filters nothing; states compare case-insensitively; an id that is not a uuid matches nothing). A wineryId other than the key's is 403.",
-    "Ordered by date, time, id. The array is streamed in batches of 500 (one database round trip each), so answers of any size run in constant memory.",
+    `Ordered by date, time, id. The array is streamed in batches of 500 (one database round trip each), so answers of any size run in constant memory. ${STREAM_FAILURE_NOTE}`,
     "Language: body `lang`, else query `Lang` (or `lang`; an empty value counts as not sent), picks the language of each reservation's `experienceTitle`: the reservation's own experienceTitleTranslations label in that language (a label whose languageISO is that code, compared case-insensitively, or whose `language` is that language: ENGLISH is en, ITALIAN it, GERMAN de, FRENCH fr, SPANISH es, PORTUGUESE pt, DANISH da, BULGARIAN bg, ARABIC ar, CHINESE zh, RUSSIAN ru, ROMANIAN ro, POLISH pl, CROATIAN hr), else the experience's titleTranslations entry; a regional code falls back to its base language (en-US to en), then to the reservation's languageIso, then to English, then to any title. Without either, the reservation's languageIso decides.",
   ].join("\n\n"),
   request: {
