@@ -58,6 +58,14 @@ export const HEADER_COMPONENTS = {
     description: "Sent with a 401: the challenge of the API's own scheme, the `APIKey` header.",
     schema: { type: "string", example: 'APIKey realm="api", header="APIKey"' },
   },
+  Location: {
+    description:
+      "Sent with a 201: the created resource's address, a path under /api (GET it to read the resource).",
+    schema: {
+      type: "string",
+      example: "/api/v2/customerclass/0b0f7b1e-3c1a-4f3e-9d2a-7c5e1f2a9b10",
+    },
+  },
   "Idempotent-Replayed": {
     description:
       "`true` when the answer is the replay of an earlier request with the same Idempotency-Key and payload (nothing was written); absent on a first answer.",
@@ -74,6 +82,15 @@ export const headerRef = (name: HeaderName) => ({ $ref: `#/components/headers/${
 export const replayableResponse = <T extends z.ZodType>(schema: T, description: string) => ({
   ...jsonResponse(schema, description),
   headers: { "Idempotent-Replayed": headerRef("Idempotent-Replayed") },
+});
+
+/** A 201's response, with the created resource's Location. */
+export const withLocation = <T extends object>(response: T) => ({
+  ...response,
+  headers: {
+    ...(response as { headers?: Record<string, { $ref: string }> }).headers,
+    Location: headerRef("Location"),
+  },
 });
 
 type HeaderRefs = Record<string, unknown>;

@@ -33,7 +33,9 @@ const read = (t: TestTenant, id: string) => api(`/v2/customerclass/${id}`, { key
 async function created(t: TestTenant, body: Record<string, unknown> = {}) {
   const response = await create(t, wineClub(body));
   expect(response.status).toBe(201);
-  return (await response.json()) as CustomerClass;
+  const created = (await response.json()) as CustomerClass;
+  expect(response.headers.get("Location")).toBe(`/api/v2/customerclass/${created.id}`);
+  return created;
 }
 
 describe("POST/GET /v2/customerclass", () => {

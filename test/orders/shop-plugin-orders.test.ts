@@ -45,6 +45,8 @@ async function createdId(response: Response): Promise<string> {
   const id = JSON.parse(text) as unknown;
   expect(typeof id).toBe("string");
   expect(id).toMatch(/^[1-9]\d*$/);
+  // Every 201, a replay included, says where the order is read.
+  expect(response.headers.get("Location")).toBe(`/api/v4/orders/${id}`);
   return id as string;
 }
 

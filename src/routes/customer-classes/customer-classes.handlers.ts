@@ -16,10 +16,8 @@ export const createCustomerClassHandler: RouteHandler<
   AppEnv
 > = async (c) => {
   const input = c.req.valid("json");
-  return c.json(
-    await createCustomerClass(c.get("db").http, c.get("principal").wineryId, input),
-    201,
-  );
+  const created = await createCustomerClass(c.get("db").http, c.get("principal").wineryId, input);
+  return c.json(created, 201, { Location: `/api/v2/customerclass/${created.id}` });
 };
 
 export const updateCustomerClassHandler: RouteHandler<

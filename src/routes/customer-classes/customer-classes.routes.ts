@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { jsonRequestBody, jsonResponse } from "../../lib/openapi";
+import { jsonRequestBody, jsonResponse, withLocation } from "../../lib/openapi";
 import {
   CreateCustomerClassCommandSchema,
   CustomerClassIdParamsSchema,
@@ -20,7 +20,7 @@ export const createCustomerClassRoute = createRoute({
   description: `Creates a class (a wine club, a trade class) of the API key's winery, with the winery's next classId, in one statement. className, classType and priceType are required; fields left out or sent as null take their defaults (rates and price 0, isActive true, isPaid false, validityDate null). id, wineryId and classId may be null (as left out); a body id is ignored (the class gets a new id). A body wineryId other than the key's is 403. ${TIMESTAMPS}`,
   request: { body: jsonRequestBody(CreateCustomerClassCommandSchema) },
   responses: {
-    201: jsonResponse(CustomerClassSchema, "The created class."),
+    201: withLocation(jsonResponse(CustomerClassSchema, "The created class.")),
     ...errorResponses("FORBIDDEN"),
   },
 });

@@ -24,5 +24,5 @@ export const upsertShopPluginOrderHandler: RouteHandler<
     { tagName, order: shopOrderToExternalOrder(c.req.valid("json"), tagName) },
     idempotency ? { idempotency } : {},
   );
-  return c.json(value, 201, replayHeaders(replayed));
+  return c.json(value, 201, { ...replayHeaders(replayed), Location: `/api/v4/orders/${value}` });
 };

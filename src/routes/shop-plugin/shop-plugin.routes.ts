@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { jsonRequestBody, replayableResponse } from "../../lib/openapi";
+import { jsonRequestBody, replayableResponse, withLocation } from "../../lib/openapi";
 import { ownWineryInJsonString } from "../../middleware/json-body";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import { errorResponses } from "../../schemas/problem";
@@ -82,9 +82,11 @@ export const upsertShopPluginOrderRoute = createRoute({
     ),
   },
   responses: {
-    201: replayableResponse(
-      z.string().openapi({ example: "42", description: "The order id (int64), as a string." }),
-      "The order was created or updated; the body is its id as a JSON string (with Idempotent-Replayed: true, the first answer again).",
+    201: withLocation(
+      replayableResponse(
+        z.string().openapi({ example: "42", description: "The order id (int64), as a string." }),
+        "The order was created or updated; the body is its id as a JSON string (with Idempotent-Replayed: true, the first answer again). Location: /api/v4/orders/{id}.",
+      ),
     ),
     ...errorResponses("FORBIDDEN", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED"),
   },

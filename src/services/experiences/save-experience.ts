@@ -45,8 +45,8 @@ export async function saveExperience(
   try {
     return await retryOnDeadlock(() =>
       db.transaction(async (tx) => {
-        // Insert-if-absent first, so that a new experience is locked like an existing one: two saves
-        // of the same new id queue on this row instead of planning the same slots twice.
+        // Insert-if-absent first, so that a new experience is locked like an existing one: two
+        // saves of the same new id queue on this row instead of planning the same slots twice.
         await tx.insert(experiences).values({ id, wineryId }).onConflictDoNothing();
         const reads = stateQueries(tx, wineryId, id);
         const [current] = await reads.experience.for("update");

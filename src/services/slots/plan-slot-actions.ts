@@ -7,14 +7,13 @@
  */
 import { eachDay, weekDayOf } from "../../lib/calendar";
 import { AppError, type FieldError, NotFoundError, ValidationError } from "../../lib/errors";
-
-/** The largest value of an int4 column (occupied_count). */
-const INT4_MAX = 2_147_483_647;
-
 import type { SlotActionRequest } from "../../schemas/slot-actions";
 import { MAX_SLOTS_PER_CALL } from "./limits";
 import { SlotConflictError, slotConflictMembers } from "./slot-conflict-error";
 import { conflictOf, findConflicts, type SlotDiff, SlotSet, type SlotState } from "./slot-set";
+
+/** The largest value of an int4 column (occupied_count). */
+const INT4_MAX = 2_147_483_647;
 
 export interface ExperienceDefaults {
   id: string;
