@@ -32,8 +32,8 @@ export class SlotFullError extends AppError {
  * slots' reservations; an import that locked its reservation and slots first waited on them in
  * the opposite order, and Postgres broke the cycle by aborting one (500s under concurrent moves
  * and slot updates). Taken first, this lock makes an import and those calls on one experience
- * come in turn, while imports share it among themselves. The same text leads importInOneRequest's
- * batch (rendered once there).
+ * come in turn, while imports share it among themselves. importInOneRequest's batch takes the same
+ * lock in its first statement (INSERT_SQL's `locked`).
  */
 export function lockExperiencesStatement(
   wineryId: unknown,
