@@ -101,7 +101,7 @@ export const SlotConflictProblemSchema = ProblemSchema.extend({
 export const slotConflictResponse = {
   409: {
     description:
-      "CONFLICT: the change would delete, move or shrink below its occupants an occupied slot, or move a slot onto another's date and time; nothing was written.",
+      "CONFLICT: the change would delete, move or shrink below its occupants an occupied slot, or (E9, or a concurrent write) move a slot onto another's date and time; nothing was written.",
     content: { [PROBLEM_CONTENT_TYPE]: { schema: SlotConflictProblemSchema } },
   },
 };

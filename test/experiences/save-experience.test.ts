@@ -203,6 +203,49 @@ describe("PUT /v2/experiences/{id}: slotsRequests trading times", () => {
   });
 });
 
+describe("PUT /v2/experiences/{id}: a slot moved onto another's date and time", () => {
+  it("is 400 naming what moved it (time, or day), in E8 as in the save", async () => {
+    const experience = await createExperience(tenant);
+    const [day, nextDay] = nextWeekDays("FRIDAY", 2);
+    const made = await api("/v2/availabilities/actions", {
+      key: tenant.apiKey,
+      body: {
+        requests: [
+          { action: "CREATE", experienceId: experience.id, day, time: "10:00" },
+          { action: "CREATE", experienceId: experience.id, day, time: "11:00" },
+          { action: "CREATE", experienceId: experience.id, day: nextDay, time: "10:00" },
+        ],
+      },
+    });
+    const [record] = (await made.json()) as BusinessLocation[];
+    const [, b] = record?.slotActions.created.map((slot) => slot.id) ?? [];
+    const body = (move: Record<string, unknown>) => ({
+      active: true,
+      maxParties: 10,
+      minPartiesToEnable: 1,
+      languagesIsoCode: ["en", "it"],
+      titleTranslations: { en: "Tasting", it: "Degustazione" },
+      slotsRequests: [{ type: "SINGLE", id: b, maxParties: 10, ...move }],
+    });
+    const cases: [Record<string, unknown>, string][] = [
+      [{ day, time: { hour: 10, minute: 0, second: 0, nano: 0 } }, "slotsRequests[0].time"],
+      [{ day: nextDay, time: { hour: 10, minute: 0, second: 0, nano: 0 } }, "slotsRequests[0].day"],
+    ];
+    for (const [move, path] of cases) {
+      for (const response of [
+        await saveExperience(tenant, experience.id, body(move)),
+        await api("/v2/experiences/preview-propagation", {
+          key: tenant.apiKey,
+          body: { ...body(move), id: experience.id },
+        }),
+      ]) {
+        const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
+        expect(problem.errors?.map((e) => e.path)).toEqual([path]);
+      }
+    }
+  });
+});
+
 describe("PUT /v2/experiences/{id}: errors", () => {
   it("refuses to shrink an occupied slot below its occupants, writing nothing", async () => {
     const [day] = nextWeekDays("TUESDAY", 1);

@@ -48,7 +48,9 @@ export function applySlotRequests(
       };
       const other = set.at(experienceId, moved.date, moved.time);
       if (other && other.id !== slot.id) {
-        fail("day", `another slot of this experience is at ${moved.date} ${moved.time}`);
+        // Named after what moved it: the day when it changes the date, else the time.
+        const field = request.day && request.day !== slot.date ? "day" : "time";
+        fail(field, `another slot of this experience is at ${moved.date} ${moved.time}`);
         return;
       }
       set.update(slot.id, { ...moved, manuallyModified: true });
