@@ -1,18 +1,19 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays, todayUtc } from "../../src/lib/calendar";
-import type { BusinessLocation } from "../../src/schemas/business-location";
 import type { Experience } from "../../src/schemas/experiences";
 import { api, expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
 import {
   createExperience,
+  EXPERIENCE_BODY,
   nextWeekDays,
   occupy,
   saveExperience,
   slotRows,
 } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
+import { createSlot } from "../helpers/reservations";
 import { countRoundTrips } from "../helpers/round-trips";
 
 let tenant: TestTenant;
@@ -159,33 +160,17 @@ describe("PUT/GET /v2/experiences/{id}: happy", () => {
 describe("PUT /v2/experiences/{id}: slotsRequests trading times", () => {
   it("applies in order, as its preview (E8) says: A to a free time, B to A's, A to B's", async () => {
     const experience = await createExperience(tenant);
-    const [day] = nextWeekDays("WEDNESDAY", 1);
-    const made = await api("/v2/availabilities/actions", {
-      key: tenant.apiKey,
-      body: {
-        requests: [
-          { action: "CREATE", experienceId: experience.id, day, time: "10:00" },
-          { action: "CREATE", experienceId: experience.id, day, time: "11:00" },
-        ],
-      },
-    });
-    const [record] = (await made.json()) as BusinessLocation[];
-    const [a, b] = record?.slotActions.created.map((slot) => slot.id) ?? [];
-    const at = (id: string | undefined, hour: number) => ({
+    const [day = ""] = nextWeekDays("WEDNESDAY", 1);
+    const a = await createSlot(tenant, experience.id, day, "10:00:00");
+    const b = await createSlot(tenant, experience.id, day, "11:00:00");
+    const at = (id: string, hour: number) => ({
       type: "SINGLE",
       id,
       day,
       time: { hour, minute: 0, second: 0, nano: 0 },
       maxParties: 10,
     });
-    const body = {
-      active: true,
-      maxParties: 10,
-      minPartiesToEnable: 1,
-      languagesIsoCode: ["en", "it"],
-      titleTranslations: { en: "Tasting", it: "Degustazione" },
-      slotsRequests: [at(a, 9), at(b, 10), at(a, 11)],
-    };
+    const body = { ...EXPERIENCE_BODY, slotsRequests: [at(a, 9), at(b, 10), at(a, 11)] };
     const preview = await api("/v2/experiences/preview-propagation", {
       key: tenant.apiKey,
       body: { ...body, id: experience.id },
@@ -206,25 +191,12 @@ describe("PUT /v2/experiences/{id}: slotsRequests trading times", () => {
 describe("PUT /v2/experiences/{id}: a slot moved onto another's date and time", () => {
   it("is 400 naming what moved it (time, or day), in E8 as in the save", async () => {
     const experience = await createExperience(tenant);
-    const [day, nextDay] = nextWeekDays("FRIDAY", 2);
-    const made = await api("/v2/availabilities/actions", {
-      key: tenant.apiKey,
-      body: {
-        requests: [
-          { action: "CREATE", experienceId: experience.id, day, time: "10:00" },
-          { action: "CREATE", experienceId: experience.id, day, time: "11:00" },
-          { action: "CREATE", experienceId: experience.id, day: nextDay, time: "10:00" },
-        ],
-      },
-    });
-    const [record] = (await made.json()) as BusinessLocation[];
-    const [, b] = record?.slotActions.created.map((slot) => slot.id) ?? [];
+    const [day = "", nextDay = ""] = nextWeekDays("FRIDAY", 2);
+    await createSlot(tenant, experience.id, day, "10:00:00");
+    const b = await createSlot(tenant, experience.id, day, "11:00:00");
+    await createSlot(tenant, experience.id, nextDay, "10:00:00");
     const body = (move: Record<string, unknown>) => ({
-      active: true,
-      maxParties: 10,
-      minPartiesToEnable: 1,
-      languagesIsoCode: ["en", "it"],
-      titleTranslations: { en: "Tasting", it: "Degustazione" },
+      ...EXPERIENCE_BODY,
       slotsRequests: [{ type: "SINGLE", id: b, maxParties: 10, ...move }],
     });
     const cases: [Record<string, unknown>, string][] = [

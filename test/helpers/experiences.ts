@@ -13,20 +13,22 @@ export const saveExperience = (
   key = tenant.apiKey,
 ) => api(`/v2/experiences/${id}`, { key, method: "PUT", body });
 
+/** The body createExperience saves (before what its caller adds). */
+export const EXPERIENCE_BODY = {
+  active: true,
+  maxParties: 10,
+  minPartiesToEnable: 1,
+  languagesIsoCode: ["en", "it"],
+  titleTranslations: { en: "Tasting", it: "Degustazione" },
+};
+
 /** A stored experience with `maxParties` 10 and whatever `body` adds. */
 export async function createExperience(
   tenant: TestTenant,
   body: Record<string, unknown> = {},
 ): Promise<Experience> {
   const id = crypto.randomUUID();
-  const response = await saveExperience(tenant, id, {
-    active: true,
-    maxParties: 10,
-    minPartiesToEnable: 1,
-    languagesIsoCode: ["en", "it"],
-    titleTranslations: { en: "Tasting", it: "Degustazione" },
-    ...body,
-  });
+  const response = await saveExperience(tenant, id, { ...EXPERIENCE_BODY, ...body });
   if (response.status !== 200) throw new Error(`save failed: ${await response.text()}`);
   return (await response.json()) as Experience;
 }
