@@ -2,9 +2,16 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../../src/db/client";
+import type { Experience } from "../../src/schemas/experiences";
 import type { Reservation } from "../../src/schemas/reservation-views";
 import { api } from "../helpers/api";
 import { untilSomeoneWaitsOnALock } from "../helpers/db";
+import {
+  createExperience,
+  EXPERIENCE_BODY,
+  saveExperience,
+  slotRows,
+} from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import {
   createSlot,
@@ -82,5 +89,69 @@ describe("lock order of E11, E9 and experience saves", () => {
     const answer = await pending;
     expect(answer.status).toBe(200);
     expect((await slotState(target.slotId)).maxParties).toBe(7);
+  });
+});
+
+/**
+ * The one-request batches (E9 of CREATE requests only; PUT experience without slotsRequests) take
+ * the same locks in the same order inside one HTTP batch. A deadlock that aborts the batch wrote
+ * nothing, and the interactive path does the work again: without that fallback the answer is the
+ * 409 CONFLICT of a transaction that keeps losing.
+ */
+describe("one-request batches aborted by a deadlock", () => {
+  it("E9's CREATE batch runs again as a transaction: 200, the slots made once", async () => {
+    const [first, second] = [await createExperience(tenant), await createExperience(tenant)]
+      .map((e) => e.id)
+      .sort(); // the batch locks the experiences in id order: `first`, then `second`
+    if (!first || !second) throw new Error("no experiences");
+    const { wineryId } = tenant;
+    const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
+      await tx.execute(sql`select 1 from experiences
+        where winery_id = ${wineryId} and id = ${second} for update`);
+      const pending = api("/v2/availabilities/actions", {
+        key: tenant.apiKey,
+        body: {
+          requests: [first, second].map((experienceId) => ({
+            action: "CREATE",
+            experienceId,
+            day: "2027-04-01",
+            time: "10:00",
+          })),
+        },
+      });
+      await untilSomeoneWaitsOnALock();
+      // The batch holds `first` and waits for `second`; this waits for `first`: a cycle, which
+      // Postgres breaks by aborting the batch (it waited first).
+      await tx.execute(sql`select 1 from experiences
+        where winery_id = ${wineryId} and id = ${first} for update`);
+      return { pending };
+    });
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    for (const experienceId of [first, second])
+      expect(await slotRows(wineryId, experienceId)).toHaveLength(1);
+  });
+
+  it("PUT experience's batch runs again as a transaction: 200, its slots updated", async () => {
+    const target = await experienceWithSlot(tenant); // 15:00
+    const later = await createSlot(tenant, target.experienceId, target.date, "18:00:00");
+    const { wineryId } = tenant;
+    const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
+      // The batch locks the experience, then its slots by date and time: it waits here.
+      await tx.execute(sql`select 1 from slots where winery_id = ${wineryId} and id = ${later}
+        for update`);
+      const pending = saveExperience(tenant, target.experienceId, {
+        ...EXPERIENCE_BODY,
+        maxParties: 6,
+      });
+      await untilSomeoneWaitsOnALock();
+      await tx.execute(sql`select 1 from experiences
+        where winery_id = ${wineryId} and id = ${target.experienceId} for update`);
+      return { pending };
+    });
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as Experience).maxParties).toBe(6);
+    for (const slot of [target.slotId, later]) expect((await slotState(slot)).maxParties).toBe(6);
   });
 });
