@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { type Faults, onProbe, onQueries, refusesConnections, setFaults } from "./faults";
 import { isStalePreparedStatement, statementName } from "./prepared-statements";
+import { IDLE_IN_TRANSACTION_OPTION } from "./session-settings";
 import type { Stats } from "./stats";
 
 /** An answer whose cells hold more characters than this is written piece by piece (streamJson). */
@@ -160,9 +161,6 @@ function errorBody(err: unknown): ErrorBody {
   return body;
 }
 
-/** How long a pooled session may sit idle inside a transaction before Postgres ends it (poolFor). */
-export const IDLE_IN_TRANSACTION_TIMEOUT = "10s";
-
 /** Connections per pool (two pools per database: poolFor). */
 export const POOL_SIZE = 12;
 
@@ -209,12 +207,8 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
         application_name: "neon-local-http",
         options: [
           `-c plan_cache_mode=${kind === "read" ? "force_custom_plan" : "auto"}`,
-          // A transaction of this endpoint's is never idle between its statements but for the
-          // endpoint's own turn. One that is has lost its client without Postgres being told (a
-          // network split swallowed the close): it held its row locks, and every later request
-          // on those rows waited on it for good (an outside audit: E1 at 30 s then 503 until a
-          // pg_terminate_backend). Postgres ends such a session after this long.
-          `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT}`,
+          // A session idle in a transaction has lost its client: Postgres ends it.
+          IDLE_IN_TRANSACTION_OPTION,
         ].join(" "),
         connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
         idleTimeoutMillis: 10_000,

@@ -55,6 +55,14 @@ export class MessageReader {
     return this.length;
   }
 
+  /** Every byte held and not yet returned as a message, removed from the reader. */
+  drain(): Buffer {
+    const rest = Buffer.concat(this.chunks);
+    this.chunks = [];
+    this.length = 0;
+    return rest;
+  }
+
   /** The first n bytes (n <= length), merged into one chunk; removed from the stream if consume. */
   private take(n: number, consume: boolean): Buffer {
     let head = this.chunks[0] ?? Buffer.alloc(0);
@@ -171,6 +179,15 @@ export function startupMessage(params: Record<string, string>): Buffer {
   head.writeInt32BE(body.length + 8, 0);
   head.writeInt32BE(PROTOCOL_3_0, 4);
   return Buffer.concat([head, body]);
+}
+
+/** The parameters of a StartupMessage (protocol 3.0): name, value, name, value, ..., "". */
+export function startupParameters(message: Buffer): Record<string, string> {
+  const fields = message.subarray(8).toString("utf8").split("\0");
+  const params: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length && fields[i] !== ""; i += 2)
+    params[fields[i] as string] = fields[i + 1] as string;
+  return params;
 }
 
 /** Splits a buffer holding whole backend messages. */

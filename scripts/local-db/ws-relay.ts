@@ -8,12 +8,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { RawData, WebSocket, WebSocketServer as WebSocketServerClass } from "ws";
 import { type Faults, onQueries, refusesConnections, stallsSessions } from "./faults";
 import {
-  CANCEL_REQUEST_CODE,
   GSSENC_REQUEST_CODE,
   MessageReader,
   PROTOCOL_3_0,
   SSL_REQUEST_CODE,
+  startupMessage,
+  startupParameters,
 } from "./pg-wire";
+import { IDLE_IN_TRANSACTION_OPTION } from "./session-settings";
 import type { Stats } from "./stats";
 
 // vitest's globalSetup resolves `ws` with browser conditions and gets its stub
@@ -59,34 +61,35 @@ function toBuffer(data: RawData): Buffer {
 }
 
 /**
- * Follows the client-to-server byte stream to spot the Terminate message ('X'). The driver does not
- * close its WebSocket after pool.end() (it sends Terminate and leaves the socket open), so the relay
- * must end the session itself. Following the framing avoids mistaking 'X\0\0\0\x04' inside a
- * parameter for a Terminate. After an accepted SSLRequest the stream is TLS: stop following.
- * It also counts the queries the chunk completes (a simple Query, or the Sync that ends an extended
- * query), which is what fault injection counts and cuts at.
+ * Follows the client-to-server byte stream, and says what to pass on of each chunk:
+ * - the StartupMessage gets IDLE_IN_TRANSACTION_OPTION added to its `options`, so that a relayed
+ *   session idle in a transaction is ended by Postgres as the SQL endpoint's are (session-settings).
+ *   Bytes are held back until the whole message is there;
+ * - the Terminate message ('X'): the driver does not close its WebSocket after pool.end() (it sends
+ *   Terminate and leaves the socket open), so the relay must end the session itself. Following the
+ *   framing avoids mistaking 'X\0\0\0\x04' inside a parameter for a Terminate;
+ * - the queries the chunk completes (a simple Query, or the Sync that ends an extended query),
+ *   which is what fault injection counts and cuts at.
+ * After an accepted SSLRequest the stream is TLS: stop following, pass everything on as it is.
  */
-class TerminateWatcher {
+class ClientStream {
   private reader = new MessageReader({ untyped: true });
   private state: "startup" | "awaitSslAnswer" | "typed" | "opaque" = "startup";
 
-  /** Feeds client bytes: whether a Terminate message has been seen, and the queries completed. */
-  fromClient(chunk: Buffer): { terminate: boolean; queries: number } {
-    const seen = { terminate: false, queries: 0 };
+  /** Feeds client bytes: what to pass on, whether a Terminate was seen, the queries completed. */
+  fromClient(chunk: Buffer): { forward: Buffer; terminate: boolean; queries: number } {
+    const seen = { forward: chunk, terminate: false, queries: 0 };
     if (this.state === "opaque" || this.state === "awaitSslAnswer") return seen;
     this.reader.push(chunk);
+    if (this.state === "startup") {
+      const { forward, typed } = this.startup();
+      seen.forward = forward;
+      if (!typed) return seen;
+    }
     try {
       for (let m = this.reader.next(); m; m = this.reader.next()) {
         if (m.type === "X") return { ...seen, terminate: true };
         if (m.type === "Q" || m.type === "S") seen.queries++;
-        if (m.type !== null) continue;
-        const code = m.bytes.length >= 8 ? m.bytes.readInt32BE(4) : 0;
-        if (code === SSL_REQUEST_CODE || code === GSSENC_REQUEST_CODE)
-          this.state = "awaitSslAnswer";
-        else if (code === PROTOCOL_3_0) this.state = "typed";
-        else if (code !== CANCEL_REQUEST_CODE) this.state = "opaque";
-        this.reader.untyped = this.state !== "typed";
-        if (this.state !== "startup" && this.state !== "typed") return seen;
       }
     } catch {
       this.state = "opaque"; // not a Postgres stream we understand: just relay it
@@ -98,6 +101,39 @@ class TerminateWatcher {
   fromServer(chunk: Buffer): void {
     if (this.state !== "awaitSslAnswer" || chunk.length === 0) return;
     this.state = chunk[0] === 0x4e /* 'N' */ ? "startup" : "opaque";
+  }
+
+  /**
+   * The start-up phase's bytes to pass on: nothing while its packet is incomplete; then the packet
+   * (a StartupMessage with the option added) and every byte after it. Those stay in the reader
+   * for the typed phase to follow.
+   */
+  private startup(): { forward: Buffer; typed: boolean } {
+    let packet: Buffer | undefined;
+    try {
+      const m = this.reader.next();
+      if (!m) return { forward: Buffer.alloc(0), typed: false };
+      const code = m.bytes.length >= 8 ? m.bytes.readInt32BE(4) : 0;
+      if (code === PROTOCOL_3_0) {
+        const params = startupParameters(m.bytes);
+        const options = [params.options, IDLE_IN_TRANSACTION_OPTION].filter(Boolean).join(" ");
+        packet = startupMessage({ ...params, options });
+        this.state = "typed";
+      } else {
+        packet = m.bytes;
+        this.state =
+          code === SSL_REQUEST_CODE || code === GSSENC_REQUEST_CODE ? "awaitSslAnswer" : "opaque";
+      }
+    } catch {
+      this.state = "opaque";
+    }
+    const rest = this.reader.drain();
+    const typed = this.state === "typed";
+    if (typed) {
+      this.reader.untyped = false;
+      this.reader.push(rest);
+    }
+    return { forward: packet ? Buffer.concat([packet, rest]) : rest, typed };
   }
 }
 
@@ -132,7 +168,7 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
   function relay(ws: WebSocket, target: { host: string; port: number }): void {
     opts.stats.wsSessions++;
     const key = `${target.host}:${target.port}`;
-    const watcher = new TerminateWatcher();
+    const stream = new ClientStream();
     const early: Buffer[] = []; // client bytes that arrive while the session waits for a slot
     let tcp: Socket | undefined;
     let terminated = false; // a Terminate was seen (or the session cut): ignore what follows
@@ -157,8 +193,8 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
 
     ws.on("message", (data) => {
       if (terminated || stalled) return;
-      const chunk = toBuffer(data);
-      const seen = watcher.fromClient(chunk);
+      const seen = stream.fromClient(toBuffer(data));
+      const chunk = seen.forward;
       const action = opts.faults ? onQueries(opts.faults, seen.queries) : "pass";
       if (action === "stall") {
         // Held with what came before it still flowing; nothing from here on reaches Postgres.
@@ -220,7 +256,7 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
       for (const chunk of early.splice(0)) socket.write(chunk);
       if (ended) socket.end();
       socket.on("data", (chunk: Buffer) => {
-        watcher.fromServer(chunk);
+        stream.fromServer(chunk);
         if (ws.readyState === ws.OPEN) ws.send(chunk);
       });
       socket.on("error", (err) => {

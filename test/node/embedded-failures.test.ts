@@ -6,8 +6,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, neon, Pool } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IDLE_IN_TRANSACTION_TIMEOUT } from "../../scripts/local-db/neon-http-server";
+import { WebSocket } from "ws";
 import { pidAlive } from "../../scripts/local-db/os";
+import { MessageReader, simpleQuery, startupMessage } from "../../scripts/local-db/pg-wire";
+import { IDLE_IN_TRANSACTION_TIMEOUT } from "../../scripts/local-db/session-settings";
 import { type LocalStack, startLocalStack } from "./helpers";
 
 let stack: LocalStack;
@@ -152,6 +154,52 @@ describe("sessions whose client is gone", () => {
     expect(await sql.query("show idle_in_transaction_session_timeout")).toEqual([
       { idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT },
     ]);
+  });
+
+  it("the relay's sessions (interactive transactions) too, beside the client's own options", async () => {
+    const client = new Client({
+      connectionString: stack.postgres.connectionString,
+      options: "-c statement_timeout=5s",
+    });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        "select current_setting('idle_in_transaction_session_timeout') as idle, current_setting('statement_timeout') as statement",
+      );
+      expect(rows).toEqual([{ idle: IDLE_IN_TRANSACTION_TIMEOUT, statement: "5s" }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("the relay adds it to a start-up message that arrives in pieces", async () => {
+    const url = new URL(stack.postgres.connectionString);
+    const ws = new WebSocket(`ws://${stack.neon.wsProxy}/v2?address=${url.hostname}:${url.port}`);
+    const received = new MessageReader({ untyped: false });
+    const answers: string[] = [];
+    ws.on("message", (data: Buffer) => {
+      received.push(data);
+      for (let m = received.next(); m; m = received.next()) {
+        if (m.type === "D") answers.push(m.bytes.subarray(11).toString("utf8"));
+        if (m.type === "Z") answers.push("ready");
+      }
+    });
+    await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+    try {
+      const startup = startupMessage({
+        user: decodeURIComponent(url.username),
+        database: "postgres",
+      });
+      for (const piece of [startup.subarray(0, 3), startup.subarray(3, 10), startup.subarray(10)])
+        ws.send(piece);
+      ws.send(simpleQuery("show idle_in_transaction_session_timeout"));
+      await expect
+        .poll(() => answers, { timeout: 5_000 })
+        .toEqual(["ready", IDLE_IN_TRANSACTION_TIMEOUT, "ready"]);
+    } finally {
+      ws.close();
+    }
   });
 
   it.runIf(process.platform === "linux")(
