@@ -63,12 +63,32 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return out;
 }
 
-export function fieldErrorsFromZod(error: ZodError, prefix: ReadonlyArray<PropertyKey> = []) {
+export function fieldErrorsFromZod(error: ZodError) {
   return explainedIssues(error).map(({ path, message }) => ({
     // A problem with the whole body (not an object, say) names it, as the body middleware does.
-    path: formatPath([...prefix, ...path]) || "body",
+    path: formatPath(path) || "body",
     message,
   }));
+}
+
+/**
+ * Where a parameter that is not in the body comes from, as its field problems say it. Their path
+ * is the parameter's bare name (`tagName`, `id`, `Idempotency-Key`), which is the name an
+ * integrator looks for; the message ends with its place, so that `id` in the path is not taken
+ * for `id` in the body.
+ */
+export const PARAMETER_PLACE = {
+  param: "path parameter",
+  query: "query parameter",
+  header: "header",
+} as const;
+
+export function parameterProblem(
+  place: keyof typeof PARAMETER_PLACE,
+  name: string,
+  message: string,
+): { path: string; message: string } {
+  return { path: name, message: `${message} (${PARAMETER_PLACE[place]})` };
 }
 
 type Issue = ZodError["issues"][number];

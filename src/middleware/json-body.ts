@@ -8,6 +8,7 @@ import {
   ValidationError,
 } from "../lib/errors";
 import { inspectJson, parseJsonText } from "../lib/json-text";
+import { parameterProblem } from "../lib/problem";
 import { assertOwnWinery } from "../lib/tenancy";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -175,7 +176,7 @@ function assertOwnWineryIds(c: Context<AppEnv>, text: string, root: unknown): vo
 
 /**
  * Query values never pass through a body schema: a value that is not percent-encoded UTF-8, or a
- * NUL or a lone surrogate in any of them is refused here, named `query.<name>`; a foreign
+ * NUL or a lone surrogate in any of them is refused here, naming the parameter; a foreign
  * `wineryId` is 403 before the body is read. (Path parameters are checked by the route guard and
  * their route schemas, which know their names: see SafeString.)
  */
@@ -187,15 +188,12 @@ const checkQuery = createMiddleware<AppEnv>(async (c, next) => {
     const undecodable = search.includes("%") ? undecodableQuery(search) : [];
     if (undecodable.length > 0) {
       throw new ValidationError(
-        undecodable.map((name) => ({
-          path: `query.${name}`,
-          message: "is not percent-encoded UTF-8",
-        })),
+        undecodable.map((name) => parameterProblem("query", name, "is not percent-encoded UTF-8")),
       );
     }
     const queries = c.req.queries();
     const errors = Object.entries(queries).flatMap(([name, values]) =>
-      inspectJson([name, ...values]).map(({ message }) => ({ path: `query.${name}`, message })),
+      inspectJson([name, ...values]).map(({ message }) => parameterProblem("query", name, message)),
     );
     if (errors.length > 0) throw new ValidationError(errors);
     for (const value of queries.wineryId ?? []) assertOwnWineryField(c, value);

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../env";
 import { MethodNotAllowedError, NotFoundError, ValidationError } from "../lib/errors";
+import { parameterProblem } from "../lib/problem";
 
 interface RouteEntry {
   method: string;
@@ -65,7 +66,7 @@ function undecodableParameter(c: Context<AppEnv>, routePath: string): string | u
  *   parameter route of this method would take a path that is an endpoint of its own (GET
  *   /api/v4/orders/query is 405 with `Allow: POST`, not a 400 for an order id "query");
  * - a path parameter that is not percent-encoded UTF-8 (a lone surrogate's `%ED%A0%80`, `%FF`):
- *   400 naming `param.<name>`. The router would pass such a segment on undecoded, so that two
+ *   400 naming the parameter. The router would pass such a segment on undecoded, so that two
  *   different paths would name the same resource.
  *
  * `routes` is read on the first wrong address, once every router is mounted. `wrongAddress` is
@@ -108,7 +109,7 @@ export function routeGuard(routes: () => readonly RouteEntry[]) {
     const parameter = undecodableParameter(c, endpoint.path);
     if (parameter) {
       throw new ValidationError([
-        { path: `param.${parameter}`, message: "is not percent-encoded UTF-8" },
+        parameterProblem("param", parameter, "is not percent-encoded UTF-8"),
       ]);
     }
     await next();

@@ -18,7 +18,10 @@ export const ProblemSchema = z
     errors: z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
-      .openapi({ description: "One entry per field problem (VALIDATION_ERROR)." }),
+      .openapi({
+        description:
+          'One entry per field problem (VALIDATION_ERROR). `path` names a body field as a dotted path (`items[2].sku`, `body` for the body as a whole), and a path, query or header parameter by its name (`tagName`, `Idempotency-Key`), its place ending the message: "is required (query parameter)".',
+      }),
   })
   .catchall(z.unknown())
   .openapi("Problem", {

@@ -313,7 +313,9 @@ describe("path and query values", () => {
       body: externalOrder(),
     });
     const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
-    expect(problem.errors?.[0]?.path).toBe("param.apiChannelKey");
+    // Named bare, as the interface names it; the message says where it is.
+    expect(problem.errors?.[0]?.path).toBe("apiChannelKey");
+    expect(problem.errors?.[0]?.message).toMatch(/\(path parameter\)$/);
   });
 
   it("refuses a NUL in a query value, naming it", async () => {
@@ -322,7 +324,8 @@ describe("path and query values", () => {
       body: JSON.stringify({ id: "A", amountCents: 1 }),
     });
     const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
-    expect(problem.errors?.[0]?.path).toBe("query.tagName");
+    expect(problem.errors?.[0]?.path).toBe("tagName");
+    expect(problem.errors?.[0]?.message).toMatch(/\(query parameter\)$/);
   });
 });
 
@@ -335,7 +338,7 @@ describe("text that is not UTF-8", () => {
         body: { discountType: "percent", discountPercent: 5 },
       });
       const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
-      expect(problem.errors?.map((e) => e.path)).toEqual(["param.code"]);
+      expect(problem.errors?.map((e) => e.path)).toEqual(["code"]);
     }
     // The literal text "%FF" is a code like any other, sent encoded.
     const literal = await api("/v2/coupons/%25FF", { key: tenant.apiKey });
@@ -350,7 +353,7 @@ describe("text that is not UTF-8", () => {
         { key: tenant.apiKey, body: JSON.stringify({ id: "A", amountCents: 1 }) },
       );
       const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
-      expect(problem.errors?.map((e) => e.path)).toEqual(["query.tagName"]);
+      expect(problem.errors?.map((e) => e.path)).toEqual(["tagName"]);
     }
   });
 

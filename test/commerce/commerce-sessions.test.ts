@@ -217,7 +217,7 @@ describe("E3: errors", () => {
 
   it("answers 400 naming the path id when it is not a uuid", async () => {
     const problem = await expectProblem(await put("not-a-uuid", {}), 400, "VALIDATION_ERROR");
-    expect(problem.errors?.[0]?.path).toBe("param.sessionId");
+    expect(problem.errors?.[0]?.path).toBe("sessionId");
     await expectProblem(await get("not-a-uuid"), 400, "VALIDATION_ERROR");
   });
 

@@ -270,7 +270,7 @@ describe("PUT /v2/experiences/{id}: errors", () => {
 
   it("answers 400 for a path id that is not a uuid", async () => {
     const problem = await expectProblem(await get("not-a-uuid"), 400, "VALIDATION_ERROR");
-    expect(problem.errors?.[0]?.path).toBe("param.id");
+    expect(problem.errors?.[0]?.path).toBe("id");
   });
 });
 

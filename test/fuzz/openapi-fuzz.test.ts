@@ -301,8 +301,8 @@ describe("fuzzing every operation of the document", () => {
                 const what = `${parameter.in} ${parameter.name} = ${shown}`;
                 const { answer, fail } = await send(op, url, payload, what, headers);
                 if (answer.status !== 400) return;
-                const location = { path: "param", query: "query", header: "header" }[parameter.in];
-                const field = `${location}.${parameter.name}`.toLowerCase();
+                // Named bare, its place in the message: `tagName`, "... (query parameter)".
+                const field = parameter.name.toLowerCase();
                 const paths = errorPaths(answer);
                 // The rest of the request may break a business rule of the allowance list.
                 if (

@@ -551,7 +551,7 @@ describe("E1 errors", () => {
       400,
       "VALIDATION_ERROR",
     );
-    expect(problem.errors?.[0]?.path).toBe("header.Idempotency-Key");
+    expect(problem.errors?.[0]?.path).toBe("Idempotency-Key");
   });
 
   it("answers 404 for an unknown channel", async () => {

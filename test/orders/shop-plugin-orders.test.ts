@@ -525,10 +525,10 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
   });
 
   it.each([
-    ["query.tagName", { tagName: null }],
-    ["query.tagName", { tagName: "" }],
-    ["query.tagName", { tagName: "woo commerce" }],
-    ["query.wineryId", { wineryId: null }],
+    ["tagName", { tagName: null }],
+    ["tagName", { tagName: "" }],
+    ["tagName", { tagName: "woo commerce" }],
+    ["wineryId", { wineryId: null }],
   ])("answers 400 naming %s", async (path, options: PostOptions) => {
     const problem = await expectProblem(
       await postDocument(wooOrder(), options),
@@ -543,7 +543,7 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
       headers: { "Idempotency-Key": "x".repeat(256) },
     });
     const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
-    expect(problem.errors?.[0]?.path).toBe("header.Idempotency-Key");
+    expect(problem.errors?.[0]?.path).toBe("Idempotency-Key");
   });
 
   it("answers MALFORMED_JSON for a body that is not JSON at all", async () => {

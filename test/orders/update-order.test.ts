@@ -55,7 +55,7 @@ describe("GET /v4/orders/{id}", () => {
     "answers 400 naming the path id for %j",
     async (id) => {
       const problem = await expectProblem(await get(id), 400, "VALIDATION_ERROR");
-      expect(problem.errors?.[0]?.path).toBe("param.id");
+      expect(problem.errors?.[0]?.path).toBe("id");
     },
   );
 

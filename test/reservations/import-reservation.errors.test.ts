@@ -35,7 +35,7 @@ describe("E11: errors", () => {
       400,
       "VALIDATION_ERROR",
     );
-    expect(problem.errors?.map((e) => e.path)).toEqual(["param.reservationID"]);
+    expect(problem.errors?.map((e) => e.path)).toEqual(["reservationID"]);
   });
 
   it.each([

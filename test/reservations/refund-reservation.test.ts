@@ -218,7 +218,7 @@ describe("E14: errors", () => {
 
   it("a reservationID that is not a uuid is 400 naming it", async () => {
     const problem = await expectProblem(await refund(tenant, "NEW", 100), 400, "VALIDATION_ERROR");
-    expect(problem.errors?.map((e) => e.path)).toEqual(["param.reservationID"]);
+    expect(problem.errors?.map((e) => e.path)).toEqual(["reservationID"]);
   });
 
   it("an unknown reservation is 404", async () => {

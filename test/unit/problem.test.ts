@@ -12,6 +12,7 @@ import {
   codeFromSlug,
   fieldErrorsFromZod,
   formatPath,
+  parameterProblem,
   problemSlug,
   problemType,
   toProblem,
@@ -112,10 +113,12 @@ describe("toProblem", () => {
         "items[1].sku",
         "dateFrom",
       ]);
-      expect(fieldErrorsFromZod(result.error, ["query"]).map((e) => e.path)[1]).toBe(
-        "query.dateFrom",
-      );
     }
+    // A parameter is named bare; its place is in the message.
+    expect(parameterProblem("query", "dateFrom", "is required")).toEqual({
+      path: "dateFrom",
+      message: "is required (query parameter)",
+    });
     expect(formatPath([])).toBe("");
     expect(new AppError("CONFLICT", "x").status).toBe(409);
   });
