@@ -62,10 +62,10 @@ export type Attribute = z.infer<typeof AttributeSchema>;
 
 export const ToggleVisibilityRequestSchema = z
   .object({
-    isVisible: z
-      .boolean()
-      .optional()
-      .openapi({ description: "Present: set visibility to this value. Absent: flip it." }),
+    isVisible: z.boolean().nullish().openapi({
+      description:
+        "true or false: set visibility to this value. Absent or null (as for every other field of the catalogue routes): flip it.",
+    }),
   })
   .openapi("ToggleVisibilityRequest");
 export type ToggleVisibilityRequest = z.infer<typeof ToggleVisibilityRequestSchema>;

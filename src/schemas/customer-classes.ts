@@ -40,6 +40,14 @@ export const TimestampInputSchema = z
   });
 
 const Rate = z.number().min(0).max(100).openapi({ description: "A percentage, 0..100." });
+/**
+ * The interface types `price` `number`, unlike every money field it names `...Cents` (integers):
+ * a decimal amount in the currency's units, as the systems it comes from keep it.
+ */
+const ClassPrice = z.number().min(0).max(1e12).openapi({
+  description:
+    "The class's price in the currency's units, a decimal number (e.g. 240 or 19.99), 0..1e12. Unlike the interface's money fields named `...Cents`, which are integer cents, the interface types `price` as a plain number, and it is stored and answered as given.",
+});
 const PriceType = z.enum(["MONTHLY", "YEARLY", "UNA_TANTUM"]);
 
 // Fields the service does not store from the body take null as not given (generated clients send
@@ -78,7 +86,7 @@ export const CreateCustomerClassCommandSchema = z
     discountRate: Rate.nullish().default(CLASS_DEFAULTS.discountRate),
     isActive: z.boolean().nullish().default(CLASS_DEFAULTS.isActive),
     isPaid: z.boolean().nullish().default(CLASS_DEFAULTS.isPaid),
-    price: z.number().min(0).max(1e12).nullish().default(CLASS_DEFAULTS.price),
+    price: ClassPrice.nullish().default(CLASS_DEFAULTS.price),
     priceType: PriceType,
     validityDate: TimestampInputSchema.nullable().default(null),
   })
@@ -102,7 +110,7 @@ export const UpdateCustomerClassCommandSchema = z
     discountRate: Rate.nullish(),
     isActive: z.boolean().nullish(),
     isPaid: z.boolean().nullish(),
-    price: z.number().min(0).max(1e12).nullish(),
+    price: ClassPrice.nullish(),
     priceType: PriceType.nullish(),
     validityDate: TimestampInputSchema.nullable().optional(),
   })
@@ -120,7 +128,7 @@ export const CustomerClassSchema = z
     discountRate: z.number(),
     isActive: z.boolean(),
     isPaid: z.boolean(),
-    price: z.number(),
+    price: ClassPrice,
     priceType: PriceType,
     validityDate: TimestampSchema.nullable(),
     isExpired: z.boolean().openapi({ description: "validityDate lies in the past." }),

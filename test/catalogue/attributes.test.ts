@@ -195,6 +195,9 @@ describe("E15 POST /v2/product-catalog/attributes/{id}/toggle-visibility", () =>
     const flipped = (await (await toggle(tenant, id)).json()) as Attribute;
     expect(flipped).toMatchObject({ id: Number(id), isVisible: false });
     expect(((await (await toggle(tenant, id)).json()) as Attribute).isVisible).toBe(true);
+    // null is left out, as in every catalogue route: a flip.
+    const nulled = await toggle(tenant, id, { isVisible: null });
+    expect(((await nulled.json()) as Attribute).isVisible).toBe(false);
     for (let i = 0; i < 2; i++) {
       expect(
         ((await (await toggle(tenant, id, { isVisible: false })).json()) as Attribute).isVisible,

@@ -255,6 +255,12 @@ describe("E7 PUT /v2/customerclass/{id}: happy", () => {
     });
   });
 
+  it("keeps a decimal price as given: the interface types it number, not integer cents", async () => {
+    const before = await created(tenant);
+    const after = await update(tenant, before.id, { price: 19.99 });
+    expect(((await after.json()) as CustomerClass).price).toBe(19.99);
+  });
+
   it("null keeps the stored value of a field the class always has; validityDate null clears", async () => {
     const before = await created(tenant, { isActive: false });
     const response = await update(tenant, before.id, {

@@ -31,7 +31,7 @@ export const toggleAttributeVisibilityRoute = createRoute({
   operationId: "toggleAttributeVisibility",
   summary: "E15. Toggle attribute visibility",
   description:
-    "Without `isVisible` (body `{}`), flips the attribute's visibility in one atomic UPDATE (`is_visible = not is_visible`), so two concurrent toggles leave it as it was, toggled twice. With `isVisible`, sets it to that value (repeatable). Answers the attribute as it is after the change (the interface does not show a body). Another winery's attribute is 404.",
+    "Without `isVisible` (body `{}`, or `isVisible` null), flips the attribute's visibility in one atomic UPDATE (`is_visible = not is_visible`), so two concurrent toggles leave it as it was, toggled twice. With `isVisible`, sets it to that value (repeatable). Answers the attribute as it is after the change (the interface does not show a body). Another winery's attribute is 404.",
   request: {
     params: AttributeIdParamsSchema,
     body: jsonRequestBody(ToggleVisibilityRequestSchema),
