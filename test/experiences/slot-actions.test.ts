@@ -9,6 +9,7 @@ import { api, expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
 import { createExperience, nextWeekDays, occupy, slotRows } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
+import { slotState } from "../helpers/reservations";
 import { countRoundTrips } from "../helpers/round-trips";
 
 let tenant: TestTenant;
@@ -277,6 +278,31 @@ describe("E9: occupied and manually modified slots", () => {
     expect(record.slotActions.deleted).toHaveLength(3);
   });
 
+  it("ignoreOccupiedSlot excuses its own request's change only, not another's to the same slot", async () => {
+    const { slots } = await season(1);
+    const slotId = slots[0]?.id as string;
+    await occupy(slotId, 2);
+    const [day] = nextWeekDays("FRIDAY", 1);
+    const flagged = { action: "UPDATE", slotId, extraData: { a: 1 }, ignoreOccupiedSlot: true };
+    // A move and a shrink by requests without the flag: 409, whatever another request carries.
+    for (const change of [{ newDay: day }, { newMaxParties: 1 }, { newOccupantsCount: 9 }]) {
+      for (const requests of [
+        [{ action: "UPDATE", slotId, ...change }, flagged],
+        [flagged, { action: "UPDATE", slotId, ...change }],
+      ])
+        await expectProblem(await act(requests), 409, "CONFLICT");
+    }
+    await expectProblem(await act([flagged, { action: "DELETE", slotId }]), 409, "CONFLICT");
+    expect((await slotState(slotId)).extraData).toBeNull();
+    // The flag on the request that moves it: applied, beside an unflagged change of another kind.
+    const record = await actOk([
+      { action: "UPDATE", slotId, extraData: { b: 2 } },
+      { action: "UPDATE", slotId, newDay: day, ignoreOccupiedSlot: true },
+    ]);
+    expect(record.slotActions.updated).toHaveLength(1);
+    expect(await slotState(slotId)).toMatchObject({ date: day, extraData: { b: 2 } });
+  });
+
   it("the document declares the 409 of E9 and of the experience save as SlotConflictProblem", async () => {
     const doc = (await (await api("/openapi.json")).json()) as {
       paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
@@ -465,7 +491,7 @@ describe("E9 and GET /availabilities: errors, tenancy, round trips", () => {
       400,
       "VALIDATION_ERROR",
     );
-    expect(problem.errors?.[0]?.path).toBe("query.to");
+    expect(problem.errors?.[0]?.path).toBe("to");
     expect((await list("from=2027-01-01&to=2028-01-01")).status).toBe(200);
   });
 

@@ -3,14 +3,22 @@
  * Throws NotFoundError for an experience or slot the winery does not have, ValidationError naming
  * `requests[i].field`, AppError CONFLICT for a move onto another slot's date and time, and
  * SlotConflictError when the net change deletes, moves or shrinks below its occupants an occupied
- * slot that no request touching it allowed with ignoreOccupiedSlot.
+ * slot, unless the requests that made that change carry ignoreOccupiedSlot.
  */
 import { eachDay, weekDayOf } from "../../lib/calendar";
 import { AppError, type FieldError, NotFoundError, ValidationError } from "../../lib/errors";
 import type { SlotActionRequest } from "../../schemas/slot-actions";
 import { MAX_SLOTS_PER_CALL } from "./limits";
 import { SlotConflictError, slotConflictMembers } from "./slot-conflict-error";
-import { conflictOf, findConflicts, type SlotDiff, SlotSet, type SlotState } from "./slot-set";
+import {
+  type ConflictReason,
+  changeConflict,
+  conflictOf,
+  findConflicts,
+  type SlotDiff,
+  SlotSet,
+  type SlotState,
+} from "./slot-set";
 
 /** The largest value of an int4 column (occupied_count). */
 const INT4_MAX = 2_147_483_647;
@@ -54,6 +62,14 @@ export function planSlotActions(
   const errors: FieldError[] = [];
   const skipped: SkippedSlot[] = [];
   const mayOverfill = new Set<string>();
+  // Per slot, the conflicts a request without ignoreOccupiedSlot made by its own change: another
+  // request's flag on the same slot does not excuse them.
+  const unexcused = new Map<string, Set<ConflictReason>>();
+  const refuseUnlessFlagged = (r: SlotActionRequest, before?: SlotState, after?: SlotState) => {
+    const id = before?.id ?? after?.id;
+    const reason = r.ignoreOccupiedSlot ? undefined : changeConflict(before, after);
+    if (id && reason) unexcused.set(id, (unexcused.get(id) ?? new Set()).add(reason));
+  };
   let created = 0;
 
   const planOne = (r: SlotActionRequest, index: number): boolean => {
@@ -103,7 +119,7 @@ export function planSlotActions(
         if (++created > MAX_SLOTS_PER_CALL)
           return fail("endToValid", `one call creates at most ${MAX_SLOTS_PER_CALL} slots`);
         const id = newId();
-        set.create({
+        const slot: SlotState = {
           id,
           experienceId: experience.id,
           date,
@@ -118,7 +134,9 @@ export function planSlotActions(
           reservedCount: 0,
           externalOccupants: r.newOccupantsCount ?? 0,
           extraData: r.extraData ?? null,
-        });
+        };
+        refuseUnlessFlagged(r, undefined, slot);
+        set.create(slot);
         if (r.ignoreOccupiedSlot) mayOverfill.add(id);
         parentSlotId ??= id;
       }
@@ -165,6 +183,7 @@ export function planSlotActions(
       }
       if (r.ignoreOccupiedSlot) mayOverfill.add(slot.id);
       if (r.action === "DELETE") {
+        refuseUnlessFlagged(r, slot);
         set.delete(slot.id);
         continue;
       }
@@ -206,6 +225,7 @@ export function planSlotActions(
           { extensions: slotConflictMembers([conflictOf(other, "SLOT_EXISTS")]) },
         );
       }
+      refuseUnlessFlagged(r, slot, after);
       set.update(slot.id, after);
     }
     return true;
@@ -216,7 +236,11 @@ export function planSlotActions(
 
   if (errors.length > 0) throw new ValidationError(errors);
   const diff = set.diff();
-  const conflicts = findConflicts(diff).filter((c) => !mayOverfill.has(c.slotId));
+  // The call's net change decides (a slot shrunk by one request and emptied by a later one is no
+  // conflict); ignoreOccupiedSlot excuses a conflict its own request made, not another's.
+  const conflicts = findConflicts(diff).filter(
+    (c) => !mayOverfill.has(c.slotId) || unexcused.get(c.slotId)?.has(c.reason),
+  );
   if (conflicts.length > 0)
     throw new SlotConflictError(
       conflicts,

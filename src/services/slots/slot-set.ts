@@ -224,21 +224,40 @@ export const conflictOf = (slot: SlotState, reason: ConflictReason): SlotConflic
 /** What the net change does to occupied slots: deleted, moved, or shrunk below their occupants. */
 export function findConflicts(diff: SlotDiff): SlotConflict[] {
   const conflicts: SlotConflict[] = [];
-  const conflict = (slot: SlotState, reason: ConflictReason) =>
-    conflicts.push(conflictOf(slot, reason));
-  for (const slot of diff.delete)
-    if (occupantsOf(slot) > 0) conflict(slot, "DELETES_OCCUPIED_SLOT");
-  for (const { before, after } of diff.update) {
-    if (occupantsOf(before) > 0 && (before.date !== after.date || before.time !== after.time)) {
-      conflict(before, "MOVES_OCCUPIED_SLOT");
-    } else if (
-      occupantsOf(after) > after.maxParties &&
-      (after.maxParties < before.maxParties || occupantsOf(after) > occupantsOf(before))
-    ) {
-      conflict(after, "BELOW_OCCUPANTS");
-    }
+  for (const slot of diff.delete) {
+    const reason = changeConflict(slot, undefined);
+    if (reason) conflicts.push(conflictOf(slot, reason));
   }
-  for (const slot of diff.create)
-    if (occupantsOf(slot) > slot.maxParties) conflict(slot, "BELOW_OCCUPANTS");
+  for (const { before, after } of diff.update) {
+    const reason = changeConflict(before, after);
+    if (reason)
+      conflicts.push(conflictOf(reason === "MOVES_OCCUPIED_SLOT" ? before : after, reason));
+  }
+  for (const slot of diff.create) {
+    const reason = changeConflict(undefined, slot);
+    if (reason) conflicts.push(conflictOf(slot, reason));
+  }
   return conflicts;
+}
+
+/**
+ * The conflict a change of one slot makes, if any (`undefined` for a slot absent before or after):
+ * an occupied slot deleted or moved, or one left with more occupants than maxParties by that
+ * change (its maxParties lowered or its occupants raised).
+ */
+export function changeConflict(
+  before: SlotState | undefined,
+  after: SlotState | undefined,
+): ConflictReason | undefined {
+  if (!after) return before && occupantsOf(before) > 0 ? "DELETES_OCCUPIED_SLOT" : undefined;
+  const overfull = occupantsOf(after) > after.maxParties;
+  if (!before) return overfull ? "BELOW_OCCUPANTS" : undefined;
+  if (occupantsOf(before) > 0 && (before.date !== after.date || before.time !== after.time))
+    return "MOVES_OCCUPIED_SLOT";
+  if (
+    overfull &&
+    (after.maxParties < before.maxParties || occupantsOf(after) > occupantsOf(before))
+  )
+    return "BELOW_OCCUPANTS";
+  return undefined;
 }
