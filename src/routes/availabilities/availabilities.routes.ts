@@ -13,7 +13,7 @@ export const listAvailabilitiesRoute = createRoute({
   operationId: "listAvailabilities",
   summary: "Slots of experiences in a date range",
   description:
-    "The key's winery's slots dated from..to (both inclusive, at most 366 days: otherwise 400 naming query.to), of one experience when experienceId is given (another winery's or an unknown experience: 404), ordered by date, time, id, each with its occupancy (reservedCount from reservations, externalOccupants set by E9's newOccupantsCount, occupiedCount their sum, availableSeats). One round trip.",
+    "The key's winery's slots dated from..to (both inclusive, at most 366 days: otherwise 400 naming `to`), of one experience when experienceId is given (another winery's or an unknown experience: 404), ordered by date, time, id, each with its occupancy (reservedCount from reservations, externalOccupants set by E9's newOccupantsCount, occupiedCount their sum, availableSeats). One round trip.",
   request: { query: AvailabilityQuerySchema },
   responses: {
     200: jsonResponse(z.array(SlotSchema), "The slots."),
