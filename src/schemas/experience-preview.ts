@@ -33,7 +33,7 @@ export const SlotConflictSchema = z
       .enum(["DELETES_OCCUPIED_SLOT", "MOVES_OCCUPIED_SLOT", "BELOW_OCCUPANTS", "SLOT_EXISTS"])
       .openapi({
         description:
-          "SLOT_EXISTS (E9's 409 only): an UPDATE would move a slot onto this slot's date and time.",
+          "SLOT_EXISTS: a move (E9's UPDATE with newDay/newTime, a slotsRequests entry with id and day/time) would land on this slot's date and time; the slot named is the one that is there.",
       }),
     reservationIds: z.array(z.guid()).openapi({
       description:
@@ -42,7 +42,7 @@ export const SlotConflictSchema = z
   })
   .openapi("SlotConflict", {
     description:
-      "An occupied slot the change would delete, move, or leave with more occupants than maxParties, with the reservations on it.",
+      "An occupied slot the change would delete, move, or leave with more occupants than maxParties, with the reservations on it; or (SLOT_EXISTS) the slot a move would land on.",
   });
 
 export const ExperiencePreviewSchema = z

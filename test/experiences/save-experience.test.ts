@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays, todayUtc } from "../../src/lib/calendar";
+import type { ExperiencePreview } from "../../src/schemas/experience-preview";
 import type { Experience } from "../../src/schemas/experiences";
 import { api, expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
@@ -13,7 +14,7 @@ import {
   slotRows,
 } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
-import { createSlot } from "../helpers/reservations";
+import { createSlot, slotState } from "../helpers/reservations";
 import { countRoundTrips } from "../helpers/round-trips";
 
 let tenant: TestTenant;
@@ -189,32 +190,36 @@ describe("PUT /v2/experiences/{id}: slotsRequests trading times", () => {
 });
 
 describe("PUT /v2/experiences/{id}: a slot moved onto another's date and time", () => {
-  it("is 400 naming what moved it (time, or day), in E8 as in the save", async () => {
+  it("is a SLOT_EXISTS conflict naming the slot there, as E9 answers it: 409, and in E8's conflicts", async () => {
     const experience = await createExperience(tenant);
     const [day = "", nextDay = ""] = nextWeekDays("FRIDAY", 2);
-    await createSlot(tenant, experience.id, day, "10:00:00");
+    const a = await createSlot(tenant, experience.id, day, "10:00:00");
     const b = await createSlot(tenant, experience.id, day, "11:00:00");
-    await createSlot(tenant, experience.id, nextDay, "10:00:00");
+    const c = await createSlot(tenant, experience.id, nextDay, "10:00:00");
     const body = (move: Record<string, unknown>) => ({
       ...EXPERIENCE_BODY,
       slotsRequests: [{ type: "SINGLE", id: b, maxParties: 10, ...move }],
     });
-    const cases: [Record<string, unknown>, string][] = [
-      [{ day, time: { hour: 10, minute: 0, second: 0, nano: 0 } }, "slotsRequests[0].time"],
-      [{ day: nextDay, time: { hour: 10, minute: 0, second: 0, nano: 0 } }, "slotsRequests[0].day"],
-    ];
-    for (const [move, path] of cases) {
-      for (const response of [
-        await saveExperience(tenant, experience.id, body(move)),
-        await api("/v2/experiences/preview-propagation", {
-          key: tenant.apiKey,
-          body: { ...body(move), id: experience.id },
-        }),
-      ]) {
-        const problem = await expectProblem(response, 400, "VALIDATION_ERROR");
-        expect(problem.errors?.map((e) => e.path)).toEqual([path]);
-      }
+    const ten = { hour: 10, minute: 0, second: 0, nano: 0 };
+    // Moved by its time onto `a`, by its day onto `c`.
+    for (const [move, there, date] of [
+      [{ day, time: ten }, a, day],
+      [{ day: nextDay, time: ten }, c, nextDay],
+    ] as const) {
+      const conflict = { slotId: there, date, time: ten, reason: "SLOT_EXISTS" };
+      const saved = await saveExperience(tenant, experience.id, body(move));
+      const problem = await expectProblem(saved, 409, "CONFLICT");
+      expect(problem.slots).toEqual([expect.objectContaining(conflict)]);
+      expect(problem.detail).toContain(there);
+      const preview = await api("/v2/experiences/preview-propagation", {
+        key: tenant.apiKey,
+        body: { ...body(move), id: experience.id },
+      });
+      expect(preview.status).toBe(200);
+      const { conflicts } = (await preview.json()) as ExperiencePreview;
+      expect(conflicts).toEqual([expect.objectContaining(conflict)]);
     }
+    expect((await slotState(b)).time).toBe("11:00:00");
   });
 });
 

@@ -77,7 +77,7 @@ export function planExperience(
 
   const set = new SlotSet(state.slots);
   propagate(set, values, changed, before, today);
-  applySlotRequests(set, experienceId, values, input.slotsRequests ?? []);
+  const taken = applySlotRequests(set, experienceId, values, input.slotsRequests ?? []);
   const slots = set.diff();
 
   return {
@@ -85,7 +85,7 @@ export function planExperience(
     values,
     changedFields,
     slots,
-    conflicts: findConflicts(slots),
+    conflicts: [...findConflicts(slots), ...taken],
     integrations: diffIntegrations(
       before?.experienceIntegrations ?? [],
       values.experienceIntegrations ?? [],

@@ -3,7 +3,7 @@ import { type FieldError, ValidationError } from "../../lib/errors";
 import type { SlotRequest } from "../../schemas/experience-parts";
 import type { ExperienceValues } from "../../schemas/experiences";
 import { MAX_RANGE_DAYS, MAX_SLOTS_PER_CALL } from "../slots/limits";
-import type { SlotSet, SlotState } from "../slots/slot-set";
+import { conflictOf, type SlotConflict, type SlotSet, type SlotState } from "../slots/slot-set";
 
 /**
  * The `slotsRequests` of a save, in order:
@@ -15,14 +15,18 @@ import type { SlotSet, SlotState } from "../slots/slot-set";
  *   fields sent when it exists. New slots take the experience's maxParties (required when the
  *   request has none), minPartiesToEnable (default 1) and languagesIsoCode; the slots of a range
  *   form a series whose parent is its first new slot.
+ *
+ * A move onto the date and time another slot holds at that point is not made: it is answered, as
+ * E9 answers it, by a SLOT_EXISTS conflict naming that slot (the save's 409, E8's `conflicts`).
  */
 export function applySlotRequests(
   set: SlotSet,
   experienceId: string,
   values: ExperienceValues,
   requests: SlotRequest[],
-) {
+): SlotConflict[] {
   const errors: FieldError[] = [];
+  const taken: SlotConflict[] = [];
   let created = 0;
   requests.forEach((request, index) => {
     const at = (field: string) => `slotsRequests[${index}].${field}`;
@@ -48,9 +52,7 @@ export function applySlotRequests(
       };
       const other = set.at(experienceId, moved.date, moved.time);
       if (other && other.id !== slot.id) {
-        // Named after what moved it: the day when it changes the date, else the time.
-        const field = request.day && request.day !== slot.date ? "day" : "time";
-        fail(field, `another slot of this experience is at ${moved.date} ${moved.time}`);
+        taken.push(conflictOf(other, "SLOT_EXISTS"));
         return;
       }
       set.update(slot.id, { ...moved, manuallyModified: true });
@@ -116,4 +118,5 @@ export function applySlotRequests(
     }
   });
   if (errors.length > 0) throw new ValidationError(errors);
+  return taken;
 }

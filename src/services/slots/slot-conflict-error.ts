@@ -18,23 +18,27 @@ export function slotConflictMembers(conflicts: SlotConflict[]) {
 
 /**
  * 409 CONFLICT naming the occupied slots a change would delete, move or shrink (`slots`) and the
- * reservations on them (`reservationIds`). `remedy` ends the detail: what the caller can do, which
- * depends on the route (E9 has ignoreOccupiedSlot, an experience save has no such field).
+ * reservations on them (`reservationIds`). `remedy` ends that part of the detail: what the caller
+ * can do, which depends on the route (E9 has ignoreOccupiedSlot, an experience save has no such
+ * field). A slot that a move would land on (reason SLOT_EXISTS) is named in `slots` too.
  */
 export class SlotConflictError extends AppError {
   constructor(conflicts: SlotConflict[], remedy: string) {
-    const ids = conflicts.map((c) => c.slotId);
     const members = slotConflictMembers(conflicts);
+    const occupied = conflicts.filter((c) => c.reason !== "SLOT_EXISTS").map((c) => c.slotId);
+    const there = conflicts.filter((c) => c.reason === "SLOT_EXISTS").map((c) => c.slotId);
     const { reservationIds } = members;
     const touched =
       reservationIds.length > 0
         ? ` It would touch ${reservationIds.length} reservation(s): ${listed(reservationIds)}.`
         : "";
-    super(
-      "CONFLICT",
-      `The change would delete, move or shrink below its occupants ${ids.length} occupied slot(s): ${listed(ids)}.${touched} ${remedy}`,
-      { extensions: members },
-    );
+    const parts = [
+      occupied.length > 0 &&
+        `The change would delete, move or shrink below its occupants ${occupied.length} occupied slot(s): ${listed(occupied)}.${touched} ${remedy}`,
+      there.length > 0 &&
+        `The change would move a slot onto the date and time another slot of the experience holds: ${listed(there)}. Move it elsewhere, or move or delete the slot that is there first.`,
+    ];
+    super("CONFLICT", parts.filter(Boolean).join(" "), { extensions: members });
   }
 }
 
