@@ -112,7 +112,10 @@ export const ReceiptQuerySchema = z
         "Case-insensitive substring of the customer name (the buyer's first and last name on E1's receipts). Empty: no filter.",
     }),
     documentStatus: text().openapi({ description: "Matches the receipt's `status` exactly." }),
-    externalEntityId: text(),
+    externalEntityId: text().openapi({
+      description:
+        'The receipt\'s externalEntityId (a uuid), or the id of the order a receipt was issued for, as E1, GET /api/v4/orders/{id} and E20 answer it (e.g. "42"): the receipts of that order.',
+    }),
     externalReceiptId: text(),
     terminalId: text().openapi({
       description:
@@ -214,7 +217,10 @@ export const ReceiptPaymentSchema = z
 export const ReceiptSchema = z
   .object({
     id: Uuid,
-    externalEntityId: nullable(Uuid),
+    externalEntityId: nullable(Uuid).openapi({
+      description:
+        "The entity the receipt was issued for: for an order's receipt, the order's own uuid (the receipt query also finds it by the order's id, see the externalEntityId filter).",
+    }),
     integrationId: nullable(Uuid),
     pointOfSaleSuiteId: nullable(Uuid),
     referencedReceiptId: nullable(Uuid),

@@ -340,6 +340,25 @@ describe("E4: receipts issued by E1, cost and plan", () => {
     expect(p.content[0]?.receiptPayments).toMatchObject([{ grossTotalCents: order.amountCents }]);
   });
 
+  it("finds an order's receipt by externalEntityId: the order's id as E1 answers it, or the receipt's own uuid", async () => {
+    const buyer = await createTenant();
+    const order: Order = await importedOrder(buyer);
+    const other: Order = await importedOrder(buyer);
+    const byOrder = await page({ externalEntityId: String(order.id) }, buyer.apiKey);
+    expect(byOrder.content.map((r) => r.totalCents)).toEqual([order.amountCents]);
+    const uuid = byOrder.content[0]?.externalEntityId;
+    const byUuid = await page({ externalEntityId: uuid }, buyer.apiKey);
+    expect(byUuid.content.map((r) => r.id)).toEqual(byOrder.content.map((r) => r.id));
+    expect((await page({ externalEntityId: String(other.id) }, buyer.apiKey)).totalElements).toBe(
+      1,
+    );
+    // Another winery's order id, an id past the safe range, one with a leading zero: nothing.
+    for (const none of [String(order.id), "99999999999999999", `0${order.id}`]) {
+      const key = none === String(order.id) ? tenant.apiKey : buyer.apiKey;
+      expect((await page({ externalEntityId: none }, key)).totalElements).toBe(0);
+    }
+  });
+
   it("costs one round trip per page", async () => {
     const { result, trips } = await countRoundTrips(() => query({ count: 2, page: 1 }));
     expect(result.status).toBe(200);

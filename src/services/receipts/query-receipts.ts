@@ -30,6 +30,18 @@ function uuidIn(column: Parameters<typeof inArray>[0], values: string[]): SQL {
   return ids.length > 0 ? inArray(column, ids) : sql`false`;
 }
 
+/**
+ * externalEntityId: the receipt's own (a uuid: the order's internal one, which no order route
+ * answers), or the id of the order as E1, the order read and E20 answer it (its digits), the one
+ * an integrator holds.
+ */
+function entityIs(value: string): SQL {
+  const orderId = /^[1-9]\d{0,15}$/.test(value) ? Number(value) : Number.NaN;
+  return Number.isSafeInteger(orderId)
+    ? eq(receipts.orderId, orderId)
+    : uuidIn(receipts.externalEntityId, [value]);
+}
+
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Every filter of "Filters for Receipts", ANDed, always within the key's winery. */
@@ -60,7 +72,7 @@ export function receiptFilter(wineryId: string, q: ReceiptQuery): SQL {
   exact(r.progressiveNumber, q.progressiveNumber);
   exact(r.integrationId, q.integrationId);
   exact(r.pointOfSaleSuiteId, q.pointOfSaleSuiteId);
-  if (q.externalEntityId != null) conditions.push(uuidIn(r.externalEntityId, [q.externalEntityId]));
+  if (q.externalEntityId != null) conditions.push(entityIs(q.externalEntityId));
   if (q.wineryChannelId != null) conditions.push(uuidIn(r.wineryChannelId, [q.wineryChannelId]));
   if (q.wineryChannelIds?.length) conditions.push(uuidIn(r.wineryChannelId, q.wineryChannelIds));
   if (q.pointOfSaleSuiteIds?.length) {
