@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../../src/db/client";
 import type { Experience } from "../../src/schemas/experiences";
@@ -34,6 +34,28 @@ let tenant: TestTenant;
 beforeAll(async () => {
   tenant = await createTenant();
 });
+
+const lockSlot = (id: string) =>
+  sql`select 1 from slots where winery_id = ${tenant.wineryId} and id = ${id} for update`;
+const lockExperience = (id: string) =>
+  sql`select 1 from experiences where winery_id = ${tenant.wineryId} and id = ${id} for update`;
+
+/**
+ * `send`'s request into a deadlock: a transaction takes `hold`, the request waits for it, then the
+ * transaction waits for what the request holds (`then`). The request waited first, so its deadlock
+ * check (deadlock_timeout, 1 s) runs first and Postgres aborts the request's transaction, which
+ * lets this one through: what the request answers is what running it again did.
+ */
+async function deadlocked(hold: SQL, send: () => Promise<Response>, then: SQL) {
+  const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
+    await tx.execute(hold);
+    const pending = send();
+    await untilSomeoneWaitsOnALock();
+    await tx.execute(then);
+    return { pending };
+  });
+  return pending;
+}
 
 describe("lock order of E11, E9 and experience saves", () => {
   it("E11 waits for the experience before it locks its reservation", async () => {
@@ -70,23 +92,16 @@ describe("lock order of E11, E9 and experience saves", () => {
   it("a deadlock Postgres breaks by aborting E9 is run again: 200, written once", async () => {
     const target = await experienceWithSlot(tenant);
     const later = await createSlot(tenant, target.experienceId, target.date, "18:00:00");
-    const { wineryId } = tenant;
-    const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
-      // Holds the later slot; E9 locks the experience, then its slots in order, and waits here.
-      await tx.execute(sql`select 1 from slots where winery_id = ${wineryId} and id = ${later}
-        for update`);
-      const pending = api("/v2/availabilities/actions", {
-        key: tenant.apiKey,
-        body: { requests: [{ action: "UPDATE", slotId: target.slotId, newMaxParties: 7 }] },
-      });
-      await untilSomeoneWaitsOnALock();
-      // ... and this waits for E9's experience: a cycle. E9 waited first, so its deadlock check
-      // (deadlock_timeout, 1 s) runs first and aborts E9's transaction, which lets this through.
-      await tx.execute(sql`select 1 from experiences
-        where winery_id = ${wineryId} and id = ${target.experienceId} for update`);
-      return { pending };
-    });
-    const answer = await pending;
+    // E9 locks the experience, then its slots in order, and waits for the later one.
+    const answer = await deadlocked(
+      lockSlot(later),
+      () =>
+        api("/v2/availabilities/actions", {
+          key: tenant.apiKey,
+          body: { requests: [{ action: "UPDATE", slotId: target.slotId, newMaxParties: 7 }] },
+        }),
+      lockExperience(target.experienceId),
+    );
     expect(answer.status).toBe(200);
     expect((await slotState(target.slotId)).maxParties).toBe(7);
   });
@@ -104,52 +119,37 @@ describe("one-request batches aborted by a deadlock", () => {
       .map((e) => e.id)
       .sort(); // the batch locks the experiences in id order: `first`, then `second`
     if (!first || !second) throw new Error("no experiences");
-    const { wineryId } = tenant;
-    const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
-      await tx.execute(sql`select 1 from experiences
-        where winery_id = ${wineryId} and id = ${second} for update`);
-      const pending = api("/v2/availabilities/actions", {
-        key: tenant.apiKey,
-        body: {
-          requests: [first, second].map((experienceId) => ({
-            action: "CREATE",
-            experienceId,
-            day: "2027-04-01",
-            time: "10:00",
-          })),
-        },
-      });
-      await untilSomeoneWaitsOnALock();
-      // The batch holds `first` and waits for `second`; this waits for `first`: a cycle, which
-      // Postgres breaks by aborting the batch (it waited first).
-      await tx.execute(sql`select 1 from experiences
-        where winery_id = ${wineryId} and id = ${first} for update`);
-      return { pending };
-    });
-    const answer = await pending;
+    // The batch holds `first` and waits for `second`.
+    const answer = await deadlocked(
+      lockExperience(second),
+      () =>
+        api("/v2/availabilities/actions", {
+          key: tenant.apiKey,
+          body: {
+            requests: [first, second].map((experienceId) => ({
+              action: "CREATE",
+              experienceId,
+              day: "2027-04-01",
+              time: "10:00",
+            })),
+          },
+        }),
+      lockExperience(first),
+    );
     expect(answer.status).toBe(200);
     for (const experienceId of [first, second])
-      expect(await slotRows(wineryId, experienceId)).toHaveLength(1);
+      expect(await slotRows(tenant.wineryId, experienceId)).toHaveLength(1);
   });
 
   it("PUT experience's batch runs again as a transaction: 200, its slots updated", async () => {
     const target = await experienceWithSlot(tenant); // 15:00
     const later = await createSlot(tenant, target.experienceId, target.date, "18:00:00");
-    const { wineryId } = tenant;
-    const { pending } = await createDatabase(env, () => {}).transaction(async (tx) => {
-      // The batch locks the experience, then its slots by date and time: it waits here.
-      await tx.execute(sql`select 1 from slots where winery_id = ${wineryId} and id = ${later}
-        for update`);
-      const pending = saveExperience(tenant, target.experienceId, {
-        ...EXPERIENCE_BODY,
-        maxParties: 6,
-      });
-      await untilSomeoneWaitsOnALock();
-      await tx.execute(sql`select 1 from experiences
-        where winery_id = ${wineryId} and id = ${target.experienceId} for update`);
-      return { pending };
-    });
-    const answer = await pending;
+    // The batch locks the experience, then its slots by date and time, and waits for the later.
+    const answer = await deadlocked(
+      lockSlot(later),
+      () => saveExperience(tenant, target.experienceId, { ...EXPERIENCE_BODY, maxParties: 6 }),
+      lockExperience(target.experienceId),
+    );
     expect(answer.status).toBe(200);
     expect(((await answer.json()) as Experience).maxParties).toBe(6);
     for (const slot of [target.slotId, later]) expect((await slotState(slot)).maxParties).toBe(6);
