@@ -77,6 +77,22 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, read: numb
 }
 
 /**
+ * A body that cannot be read to its end (a broken chunked encoding, a sender that went away) is the
+ * request's fault: 400 MALFORMED_JSON. The runtime's error ("Network connection lost.") would
+ * otherwise reach the error handler, which takes that message for the database's (503).
+ */
+const UNREADABLE_BODY =
+  "The request body could not be read to its end (a broken chunked encoding, or the sender went away).";
+
+async function readOrRefuse(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  try {
+    return await reader.read();
+  } catch {
+    throw new MalformedJsonError(UNREADABLE_BODY);
+  }
+}
+
+/**
  * 413 past 1 MiB: by Content-Length when declared (the runtime holds the body to it), else
  * counted while it is read (and drained, see MAX_DRAINED_BYTES). Only where a body is read: a
  * body sent with a GET is never read, so its size is not the caller's problem (no GET operation
@@ -96,7 +112,7 @@ const limitBody = createMiddleware<AppEnv>(async (c, next) => {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await readOrRefuse(reader);
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
@@ -218,7 +234,7 @@ const parseJson = createMiddleware<AppEnv>(async (c, next) => {
       bytes = await c.req.arrayBuffer();
     } catch (error) {
       if (error instanceof PayloadTooLargeError) throw error;
-      throw new MalformedJsonError();
+      throw new MalformedJsonError(UNREADABLE_BODY);
     }
     let text: string;
     try {

@@ -3,6 +3,7 @@
 // middleware (src/middleware/json-body.ts) runs here through Miniflare as it does in the app.
 
 import { request } from "node:http";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "./helpers";
 
@@ -74,6 +75,23 @@ function send(method: string, body: string | string[]): Promise<string> {
   });
 }
 
+/** A POST of raw header lines and body text; the whole answer once the server closes. */
+function sendRaw(rest: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (text: string) => {
+      answer += text;
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(answer));
+    socket.end(
+      `POST / HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nConnection: close\r\n${rest}`,
+    );
+  });
+}
+
 describe("the body rules in workerd", () => {
   const big = JSON.stringify({ pad: "x".repeat(1024 * 1024) });
 
@@ -86,6 +104,15 @@ describe("the body rules in workerd", () => {
     const chunk = "x".repeat(64 * 1024);
     const body = ['{"pad":"', ...Array.from({ length: 160 }, () => chunk), '"}'];
     for (let i = 0; i < 5; i++) expect(await send("POST", body)).toBe("413 PAYLOAD_TOO_LARGE");
+    expect(await send("POST", ['{"pad":', '"x"}'])).toBe("200 posted 11");
+  });
+
+  it("answer 400 MALFORMED_JSON to a chunked body that cannot be read (was a 503: the read's error was taken for the database's)", async () => {
+    for (const chunks of ["zz\r\n{}\r\n0\r\n\r\n", "2\r\n{}XX0\r\n\r\n", `${"f".repeat(20)}\r\n`]) {
+      expect(await sendRaw(`Transfer-Encoding: chunked\r\n\r\n${chunks}`)).toMatch(
+        /^HTTP\/1\.1 400 [\s\S]*MALFORMED_JSON$/,
+      );
+    }
     expect(await send("POST", ['{"pad":', '"x"}'])).toBe("200 posted 11");
   });
 
