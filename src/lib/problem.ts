@@ -77,7 +77,7 @@ export function fieldErrorsFromZod(error: ZodError) {
  * integrator looks for; the message ends with its place, so that `id` in the path is not taken
  * for `id` in the body.
  */
-export const PARAMETER_PLACE = {
+const PARAMETER_PLACE = {
   param: "path parameter",
   query: "query parameter",
   header: "header",
