@@ -189,6 +189,20 @@ describe("PUT /v2/experiences/{id}: slotsRequests trading times", () => {
   });
 });
 
+describe("PUT /v2/experiences/{id}: a slot named in upper case", () => {
+  it("is the slot, as E9 reads it (was 400: not a slot of this experience)", async () => {
+    const experience = await createExperience(tenant);
+    const [day = ""] = nextWeekDays("WEDNESDAY", 1);
+    const slot = await createSlot(tenant, experience.id, day, "10:00:00");
+    const saved = await saveExperience(tenant, experience.id, {
+      ...EXPERIENCE_BODY,
+      slotsRequests: [{ type: "SINGLE", id: slot.toUpperCase(), maxParties: 4 }],
+    });
+    expect(saved.status).toBe(200);
+    expect(await slotState(slot)).toMatchObject({ maxParties: 4, manuallyModified: true });
+  });
+});
+
 describe("PUT /v2/experiences/{id}: a slot moved onto another's date and time", () => {
   it("is a SLOT_EXISTS conflict naming the slot there, as E9 answers it: 409, and in E8's conflicts", async () => {
     const experience = await createExperience(tenant);
