@@ -421,7 +421,8 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
       minPartiesToEnable: 1,
       languagesIsoCode: ["en", "it"],
       titleTranslations: { en: "Tasting", it: "Degustazione" },
-      experienceIntegrations: [{ integrationId, externalId: 2 }],
+      // The same integration, its id in upper case: changed, not removed and added.
+      experienceIntegrations: [{ integrationId: integrationId.toUpperCase(), externalId: 2 }],
     });
     expect(plan.experienceId).toBe(experience.id);
     expect(plan.changedFields).toEqual(
@@ -430,6 +431,7 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
         { field: "maxParties", before: 10, after: 4 },
       ]),
     );
+    expect(plan.integrations).toMatchObject({ added: [], removed: [] });
     expect(plan.integrations.changed).toHaveLength(1);
     expect(plan.conflicts).toEqual([
       expect.objectContaining({ slotId: slot?.id, occupiedCount: 5, reason: "BELOW_OCCUPANTS" }),

@@ -133,7 +133,8 @@ function propagate(
 }
 
 function diffIntegrations(before: Integration[], after: Integration[]) {
-  const keyOf = (i: Integration, index: number) => i.integrationId ?? `#${index}`;
+  // By integrationId as a uuid, whatever its letters' case; one without an id by its place.
+  const keyOf = (i: Integration, index: number) => i.integrationId?.toLowerCase() ?? `#${index}`;
   const old = new Map(before.map((i, n) => [keyOf(i, n), i]));
   const now = new Map(after.map((i, n) => [keyOf(i, n), i]));
   return {
