@@ -65,7 +65,11 @@ export async function startNeonLocal(opts: {
   const http = await startNeonHttpServer({ ...common, port: opts.httpPort ?? 0 });
   let relay: Awaited<ReturnType<typeof startWsRelay>>;
   try {
-    relay = await startWsRelay({ ...common, port: opts.wsPort ?? 0 });
+    relay = await startWsRelay({
+      ...common,
+      port: opts.wsPort ?? 0,
+      onShuttingDown: (target) => http.serverShuttingDown(target.host, target.port),
+    });
   } catch (err) {
     await http.close();
     throw err;

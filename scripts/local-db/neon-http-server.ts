@@ -80,6 +80,12 @@ export interface NeonHttpServerOptions {
 export interface NeonHttpServer {
   host: string;
   port: number;
+  /**
+   * The server at host:port refused a session because it is shutting down (57P03), as the
+   * WebSocket relay saw it: its pools are closed (retirePools), as when a session of the
+   * endpoint's own is refused.
+   */
+  serverShuttingDown(host: string, port: number): void;
   close(): Promise<void>;
 }
 
@@ -232,8 +238,10 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
    */
   function retirePools(refused: pg.Pool): void {
     const found = [...pools].find(([, pool]) => pool === refused)?.[0];
-    if (found === undefined) return;
-    const database = found.slice(found.indexOf(" ") + 1);
+    if (found !== undefined) retireDatabase(found.slice(found.indexOf(" ") + 1));
+  }
+
+  function retireDatabase(database: string): void {
     for (const kind of ["read", "write"] as const) {
       const key = `${kind} ${database}`;
       const pool = pools.get(key);
@@ -637,6 +645,14 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
   return {
     host,
     port,
+    serverShuttingDown(targetHost, targetPort) {
+      const databases = new Set([...pools.keys()].map((key) => key.slice(key.indexOf(" ") + 1)));
+      for (const database of databases) {
+        const url = new URL(database);
+        const sameHost = url.hostname.replace(/^\[(.*)\]$/, "$1") === targetHost;
+        if (sameHost && Number(url.port || 5432) === targetPort) retireDatabase(database);
+      }
+    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections(); // keep-alive sockets would otherwise hold close() open

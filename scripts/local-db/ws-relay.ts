@@ -33,6 +33,12 @@ export interface WsRelayOptions {
   /** Concurrent sessions to one database; further ones wait for a free slot (default 64). */
   maxSessionsPerTarget?: number;
   log?: (msg: string) => void;
+  /**
+   * A session to `target` was refused because the server is shutting down (57P03): a smart
+   * shutdown (SIGTERM) waits for every open session, the SQL endpoint's pooled ones included,
+   * which only learn of it when one of their own new sessions is refused.
+   */
+  onShuttingDown?: (target: { host: string; port: number }) => void;
 }
 
 export interface WsRelay {
@@ -60,6 +66,9 @@ function toBuffer(data: RawData): Buffer {
   return data;
 }
 
+/** The SQLSTATE field of an ErrorResponse refusing a session during a shutdown. */
+const SHUTTING_DOWN = Buffer.from("C57P03\0", "latin1");
+
 /**
  * Follows the client-to-server byte stream, and says what to pass on of each chunk:
  * - the StartupMessage gets IDLE_IN_TRANSACTION_OPTION added to its `options`, so that a relayed
@@ -75,6 +84,8 @@ function toBuffer(data: RawData): Buffer {
 class ClientStream {
   private reader = new MessageReader({ untyped: true });
   private state: "startup" | "awaitSslAnswer" | "typed" | "opaque" = "startup";
+  /** The server has answered the start-up message (fromServer looks at that answer only). */
+  private answered = false;
 
   /** Feeds client bytes: what to pass on, whether a Terminate was seen, the queries completed. */
   fromClient(chunk: Buffer): { forward: Buffer; terminate: boolean; queries: number } {
@@ -97,10 +108,20 @@ class ClientStream {
     return seen;
   }
 
-  /** Feeds server bytes: only the one-byte answer to an SSLRequest matters. */
-  fromServer(chunk: Buffer): void {
-    if (this.state !== "awaitSslAnswer" || chunk.length === 0) return;
-    this.state = chunk[0] === 0x4e /* 'N' */ ? "startup" : "opaque";
+  /**
+   * Feeds server bytes: the one-byte answer to an SSLRequest, and the first answer to the start-up
+   * message. Whether that answer refuses the session because the server is shutting down (an
+   * ErrorResponse with SQLSTATE 57P03).
+   */
+  fromServer(chunk: Buffer): { shuttingDown: boolean } {
+    if (chunk.length === 0) return { shuttingDown: false };
+    if (this.state === "awaitSslAnswer") {
+      this.state = chunk[0] === 0x4e /* 'N' */ ? "startup" : "opaque";
+      return { shuttingDown: false };
+    }
+    if (this.answered || this.state !== "typed") return { shuttingDown: false };
+    this.answered = true;
+    return { shuttingDown: chunk[0] === 0x45 /* 'E' */ && chunk.includes(SHUTTING_DOWN) };
   }
 
   /**
@@ -256,7 +277,7 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
       for (const chunk of early.splice(0)) socket.write(chunk);
       if (ended) socket.end();
       socket.on("data", (chunk: Buffer) => {
-        stream.fromServer(chunk);
+        if (stream.fromServer(chunk).shuttingDown) opts.onShuttingDown?.(target);
         if (ws.readyState === ws.OPEN) ws.send(chunk);
       });
       socket.on("error", (err) => {

@@ -234,4 +234,30 @@ describe("a smart shutdown (SIGTERM to the server)", () => {
       await own.close();
     }
   });
+
+  it("completes when only the WebSocket relay sees the refusal: the endpoint closes its pools too", async () => {
+    const own = await startLocalStack();
+    try {
+      const db = neon(own.postgres.connectionString);
+      await db.query("create table t (id int)");
+      await db.query("insert into t values (1)"); // both pools keep an idle session
+      await db.query("select id from t");
+      const postmaster = Number(
+        readFileSync(join(own.postgres.dataDir, "postmaster.pid"), "utf8").split("\n")[0],
+      );
+      process.kill(postmaster, "SIGTERM");
+      // An interactive transaction's session, through the relay: refused, "shutting down".
+      const client = new Client({ connectionString: own.postgres.connectionString });
+      client.on("error", () => {});
+      await expect(client.connect()).rejects.toMatchObject({ code: "57P03" });
+      // Without the relay telling the endpoint, its idle sessions hold the server up to pg-pool's
+      // idle timeout (10 s), or for good under steady traffic.
+      const until = Date.now() + 5000;
+      while (pidAlive(postmaster) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(pidAlive(postmaster)).toBe(false);
+    } finally {
+      await own.close();
+    }
+  });
 });
