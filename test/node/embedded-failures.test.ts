@@ -212,24 +212,32 @@ describe("sessions whose client is gone", () => {
   );
 });
 
+/** SIGTERM to the stack's postmaster (a smart shutdown); its pid. */
+function smartShutdown(stack: LocalStack): number {
+  const pidFile = readFileSync(join(stack.postgres.dataDir, "postmaster.pid"), "utf8");
+  const postmaster = Number(pidFile.split("\n")[0]);
+  process.kill(postmaster, "SIGTERM");
+  return postmaster;
+}
+
+async function goneWithin(pid: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (pidAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  return !pidAlive(pid);
+}
+
 describe("a smart shutdown (SIGTERM to the server)", () => {
   it("completes: a session refused with 57P03 makes the endpoint close its idle pooled ones", async () => {
     const own = await startLocalStack();
     try {
       const db = neon(own.postgres.connectionString);
       await db.query("create table t (id int)"); // the read pool keeps an idle session
-      const postmaster = Number(
-        readFileSync(join(own.postgres.dataDir, "postmaster.pid"), "utf8").split("\n")[0],
-      );
-      process.kill(postmaster, "SIGTERM");
+      const postmaster = smartShutdown(own);
       // The write pool has no session yet: its first one is refused, "shutting down".
       await expect(db.query("insert into t values (1)")).rejects.toThrow();
       // Without closing the read pool's idle session the server waits for it (pg-pool's idle
       // timeout, 10 s, or for good under steady reads).
-      const until = Date.now() + 5000;
-      while (pidAlive(postmaster) && Date.now() < until)
-        await new Promise((r) => setTimeout(r, 50));
-      expect(pidAlive(postmaster)).toBe(false);
+      expect(await goneWithin(postmaster, 5000)).toBe(true);
     } finally {
       await own.close();
     }
@@ -242,20 +250,14 @@ describe("a smart shutdown (SIGTERM to the server)", () => {
       await db.query("create table t (id int)");
       await db.query("insert into t values (1)"); // both pools keep an idle session
       await db.query("select id from t");
-      const postmaster = Number(
-        readFileSync(join(own.postgres.dataDir, "postmaster.pid"), "utf8").split("\n")[0],
-      );
-      process.kill(postmaster, "SIGTERM");
+      const postmaster = smartShutdown(own);
       // An interactive transaction's session, through the relay: refused, "shutting down".
       const client = new Client({ connectionString: own.postgres.connectionString });
       client.on("error", () => {});
       await expect(client.connect()).rejects.toMatchObject({ code: "57P03" });
       // Without the relay telling the endpoint, its idle sessions hold the server up to pg-pool's
       // idle timeout (10 s), or for good under steady traffic.
-      const until = Date.now() + 5000;
-      while (pidAlive(postmaster) && Date.now() < until)
-        await new Promise((r) => setTimeout(r, 50));
-      expect(pidAlive(postmaster)).toBe(false);
+      expect(await goneWithin(postmaster, 5000)).toBe(true);
     } finally {
       await own.close();
     }
