@@ -65,8 +65,8 @@ export const CommerceSessionInputSchema = z
   .superRefine((session, ctx) => {
     const seen = new Set<string>();
     session.items?.forEach((item, index) => {
-      const id = item.id?.toLowerCase();
-      if (id === undefined) return;
+      const id = item.id;
+      if (id == null) return;
       if (seen.has(id)) {
         ctx.addIssue({ code: "custom", path: ["items", index, "id"], message: "appears twice" });
       }

@@ -215,5 +215,10 @@ export const DateRange = z
 /**
  * A uuid: any 8-4-4-4-12 hex string. Deliberately not RFC-variant strict, so ids made by hand or by
  * other systems (`11111111-1111-1111-1111-111111111111`) are accepted as Postgres accepts them.
+ * Parsed into lower case, as Postgres writes a uuid: the services match a request's ids against
+ * the rows they read (and store some in documents) by their text, where `ABC...` is not `abc...`.
+ * Done here, once, rather than by each service (an upper-case id was a 404 or a duplicate in four
+ * routes that did not). `toLowerCase` rewrites the value without a transform, so the schema is the
+ * same in the OpenAPI document and in answers (Postgres's text is lower case already).
  */
-export const Uuid = z.guid().openapi({ format: "uuid" });
+export const Uuid = z.guid().toLowerCase().openapi({ format: "uuid" });

@@ -119,7 +119,7 @@ export const ProductInputSchema = z
       .max(100)
       .default([])
       .refine(
-        unique((c: CategoryInput) => c.id.toLowerCase()),
+        unique((c: CategoryInput) => c.id),
         "lists a category id twice",
       ),
     channels: z
@@ -127,8 +127,7 @@ export const ProductInputSchema = z
       .max(100)
       .default([])
       .refine(
-        (channels) =>
-          new Set(channels.map((c) => c.wineryChannelId.toLowerCase())).size === channels.length,
+        (channels) => new Set(channels.map((c) => c.wineryChannelId)).size === channels.length,
         "lists a wineryChannelId twice",
       ),
     attributeAssignments: z.array(AttributeAssignmentInputSchema).max(200).default([]),

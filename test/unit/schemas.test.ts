@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { CommerceSessionInputSchema } from "../../src/schemas/commerce-sessions";
 import { CalendarDate, DateTime, Int32, Uuid } from "../../src/schemas/common";
 import { idempotencyKeyOf } from "../../src/schemas/idempotency";
+import { ProductInputSchema } from "../../src/schemas/product-input";
+
+const UPPER = "3F8A2C1E-5B7D-4E9F-A1C2-D4E5F6A7B8C9";
 
 describe("wire types", () => {
   it.each([
@@ -11,6 +16,44 @@ describe("wire types", () => {
     ["not-a-uuid", false],
   ])("uuid %s: %s", (value, ok) => {
     expect(Uuid.safeParse(value).success).toBe(ok);
+  });
+
+  it("uuid: parsed into lower case, as Postgres writes it", () => {
+    expect(Uuid.parse("3F8A2C1E-5B7D-4E9F-A1C2-D4E5F6A7B8C9")).toBe(
+      "3f8a2c1e-5b7d-4e9f-a1c2-d4e5f6a7b8c9",
+    );
+  });
+
+  // The schemas that refuse a repeated id compare the parsed, lower-case ids.
+  it.each([
+    [
+      "commerce session items",
+      CommerceSessionInputSchema,
+      { items: [{ id: UPPER }, { id: UPPER.toLowerCase() }] },
+      "items.1.id",
+    ],
+    [
+      "product categories",
+      ProductInputSchema,
+      { sku: "X", categories: [{ id: UPPER }, { id: UPPER.toLowerCase() }] },
+      "categories",
+    ],
+    [
+      "product channels",
+      ProductInputSchema,
+      {
+        sku: "X",
+        channels: [
+          { wineryChannelId: UPPER, priceCents: 100 },
+          { wineryChannelId: UPPER.toLowerCase(), priceCents: 100 },
+        ],
+      },
+      "channels",
+    ],
+  ])("%s: one id in two letter cases is a repeat", (_, schema, body, path) => {
+    const result = (schema as z.ZodType).safeParse(body);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.path.join("."))).toContain(path);
   });
 
   it.each([

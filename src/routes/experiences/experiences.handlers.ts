@@ -21,10 +21,7 @@ export const saveExperienceHandler: RouteHandler<typeof saveExperienceRoute, App
   const { id } = c.req.valid("param");
   const input = c.req.valid("json");
   assertBodyIdIsPathId(input.id, id, "must equal the id in the path");
-  return c.json(
-    await saveExperience(c.get("db"), c.get("principal").wineryId, id.toLowerCase(), input),
-    200,
-  );
+  return c.json(await saveExperience(c.get("db"), c.get("principal").wineryId, id, input), 200);
 };
 
 export const previewPropagationHandler: RouteHandler<
@@ -32,9 +29,5 @@ export const previewPropagationHandler: RouteHandler<
   AppEnv
 > = async (c) => {
   const input = c.req.valid("json");
-  const normalized = input.id ? { ...input, id: input.id.toLowerCase() } : input;
-  return c.json(
-    await previewExperience(c.get("db").http, c.get("principal").wineryId, normalized),
-    200,
-  );
+  return c.json(await previewExperience(c.get("db").http, c.get("principal").wineryId, input), 200);
 };

@@ -40,8 +40,7 @@ export function applySlotRequests(
     });
 
     if (request.id) {
-      // Uuids as Postgres writes them (E9 reads ids the same way): `ABC...` is not `abc...` here.
-      const slot = set.get(request.id.toLowerCase());
+      const slot = set.get(request.id);
       if (!slot || slot.experienceId !== experienceId) {
         fail("id", "is not a slot of this experience");
         return;

@@ -135,11 +135,10 @@ export async function writeRefund(
 export async function refundReservation(
   db: Database,
   wineryId: string,
-  id: string,
+  reservationId: string,
   amountCents: number,
   options: { idempotency?: IdempotencyOptions } = {},
 ): Promise<IdempotentResult<VwReservation>> {
-  const reservationId = id.toLowerCase();
   if (!options.idempotency) {
     return {
       value: await writeRefund(db.http, wineryId, reservationId, amountCents),

@@ -142,7 +142,6 @@ function isPlainCreate(r: SlotActionRequest): boolean {
   return (
     r.action === "CREATE" &&
     typeof r.experienceId === "string" &&
-    r.experienceId === r.experienceId.toLowerCase() &&
     Boolean(r.time) &&
     Boolean(r.day || (r.startFromValid && r.endToValid))
   );

@@ -18,7 +18,7 @@ import {
 } from "./slot-rows";
 
 const unique = (values: (string | null | undefined)[]) => [
-  ...new Set(values.filter((v): v is string => Boolean(v)).map((v) => v.toLowerCase())),
+  ...new Set(values.filter((v): v is string => Boolean(v))),
 ];
 
 /**
@@ -31,35 +31,16 @@ export async function runSlotActions(
   command: SlotActionsCommand,
   options: { integrationsKey: string },
 ): Promise<BusinessLocation[]> {
-  const normalised = withLowerCaseIds(command);
-  if (onlyPlainCreates(normalised)) {
+  if (onlyPlainCreates(command)) {
     try {
-      const answer = await createSlotsInOneRequest(db.http, wineryId, normalised, options);
+      const answer = await createSlotsInOneRequest(db.http, wineryId, command, options);
       if (answer) return answer;
     } catch (error) {
       // A deadlock wrote nothing: the transaction path does it again, as it does its own.
       if (!isTransactionConflict(error)) return rethrowSlotKeyViolation(error);
     }
   }
-  return retryOnDeadlock(() => runSlotActionsInTransaction(db, wineryId, normalised, options));
-}
-
-/**
- * Uuids as Postgres writes them: the plan matches the rows it read with the request's ids in
- * memory, where `ABC...` is not `abc...` (an upper-case experienceId was a 404).
- */
-function withLowerCaseIds(command: SlotActionsCommand): SlotActionsCommand {
-  const lower = <T extends string | null | undefined>(id: T): T =>
-    (typeof id === "string" ? id.toLowerCase() : id) as T;
-  return {
-    ...command,
-    requests: command.requests.map((r) => ({
-      ...r,
-      experienceId: lower(r.experienceId),
-      slotId: lower(r.slotId),
-      parentSlotId: lower(r.parentSlotId),
-    })),
-  };
+  return retryOnDeadlock(() => runSlotActionsInTransaction(db, wineryId, command, options));
 }
 
 /**
