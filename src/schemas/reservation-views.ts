@@ -114,7 +114,7 @@ export const VwReservationSchema = z
     }),
     endDateTime: nullable(DateTime).openapi({
       description:
-        "startDateTime plus the experience's duration when that is an ISO 8601 time duration (PT1H30M); null otherwise.",
+        "startDateTime plus the experience's duration when that is an ISO 8601 duration of days and time (PT1H30M, PT0.5S, PT1.5H, P1DT2H; a fraction on the last part only); null otherwise.",
     }),
     discountTotalCents: nullable(Int64),
     dueTotalCents: nullable(Int64),

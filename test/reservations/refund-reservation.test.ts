@@ -92,6 +92,14 @@ describe("E14 POST /v2/reservations/{reservationID}/refund: happy", () => {
   it.each([
     ["PT1H30M", "2027-03-06T16:30:00.000Z"],
     ["PT45S", "2027-03-06T15:00:45.000Z"],
+    // A fraction (of the last part: Java's Duration.parse takes it on seconds) and days.
+    ["PT0.5S", "2027-03-06T15:00:00.500Z"],
+    ["PT1.5H", "2027-03-06T16:30:00.000Z"],
+    ["P1DT2H", "2027-03-07T17:00:00.000Z"],
+    ["PT1.5H30M", null],
+    ["PT", null],
+    ["P1DT", null],
+    ["-PT1H", null],
     ["90 minutes", null],
     [null, null],
   ])(

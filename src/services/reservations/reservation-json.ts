@@ -155,12 +155,16 @@ export interface VwOverrides {
 }
 
 /**
- * The visit's end: its start plus the experience's duration, when that is an ISO 8601 time
- * duration Postgres reads as an interval (PT1H30M; each part a few digits, so the cast cannot
- * fail) and the end stays within the years a DateTime may hold; null otherwise.
+ * The visit's end: its start plus the experience's duration, when that is an ISO 8601 duration of
+ * days and time (PT1H30M, PT0.5S, PT1.5H, P1DT2H: what Java's Duration.parse reads, and a decimal
+ * fraction on the last part, as ISO 8601 allows; each part a few digits, so the cast cannot fail)
+ * and the end stays within the years a DateTime may hold; null otherwise. Postgres reads each of
+ * these as the interval it means (PT1.5H is 01:30:00, P1D a calendar day: no time zone here).
  */
-const endDateTime = sql.raw(`case when e.duration ~ '^PT([0-9]{1,4}H)?([0-9]{1,4}M)?([0-9]{1,5}S)?$'
-    and e.duration <> 'PT'
+const endDateTime = sql.raw(`case when e.duration
+    ~ '^P([0-9]{1,4}D)?(T([0-9]{1,4}([.][0-9]{1,9})?H)?([0-9]{1,4}([.][0-9]{1,9})?M)?([0-9]{1,5}([.][0-9]{1,9})?S)?)?$'
+    -- A fraction only on the last part; no empty date (P) or time (PT, P1DT) part.
+    and e.duration !~ '[.][0-9]+[HM][0-9]' and e.duration !~ 'T$' and e.duration <> 'P'
   -- A nested CASE: Postgres does not promise to test the pattern before an AND'ed cast.
   then case when r.date + r.time + e.duration::interval < '10000-01-01'::timestamp
     then to_char(r.date + r.time + e.duration::interval, ${UTC_FORMAT}) end end`);
