@@ -1,5 +1,6 @@
 /** The nested parts of ExperienceAllParamsInput, as service-interface.md lists them. */
 import { z } from "@hono/zod-openapi";
+import { compareDateTimes } from "../lib/instant";
 import {
   CalendarDate,
   DateTime,
@@ -191,7 +192,10 @@ export const ExperienceDetailsSchema = z
     pointOfSaleSuiteId: opt(Uuid),
     updatedAt: opt(DateTime),
     validityFrom: opt(DateTime),
-    validityTo: opt(DateTime),
+    validityTo: opt(DateTime).openapi({
+      description:
+        "The end of the validity window, not before validityFrom (else 400). A changed window deletes the experience's slots outside it.",
+    }),
     place: opt(
       z.object({
         city: str,
@@ -219,6 +223,15 @@ export const ExperienceDetailsSchema = z
     summarys: translations,
     titles: translations,
   })
+  // A window that ends before it starts holds no date: saved, it would delete every slot of the
+  // experience (as every other range of the interface, refused instead).
+  .refine(
+    (d) =>
+      d.validityFrom == null ||
+      d.validityTo == null ||
+      compareDateTimes(d.validityFrom, d.validityTo) <= 0,
+    { path: ["validityTo"], message: "must not be before validityFrom" },
+  )
   .openapi("ExperienceDetails");
 export type ExperienceDetails = z.infer<typeof ExperienceDetailsSchema>;
 

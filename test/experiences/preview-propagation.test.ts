@@ -236,13 +236,19 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
         validityTo: fc.boolean(),
       }),
     });
-    const values = (v: { validityFrom: number | null; validityTo: number | null }) =>
-      v.validityFrom === null && v.validityTo === null
+    // A window in order (one that ends before it starts is a 400, tested on its own).
+    const values = ({
+      validityFrom: a,
+      validityTo: b,
+    }: Record<"validityFrom" | "validityTo", number | null>) => {
+      const [from, to] = a !== null && b !== null && a > b ? [b, a] : [a, b];
+      return from === null && to === null
         ? null
         : {
-            ...(v.validityFrom !== null && { validityFrom: instant(v.validityFrom) }),
-            ...(v.validityTo !== null && { validityTo: instant(v.validityTo) }),
+            ...(from !== null && { validityFrom: instant(from) }),
+            ...(to !== null && { validityTo: instant(to) }),
           };
+    };
     await fc.assert(
       fc.asyncProperty(state, change, async (stored, changed) => {
         const generated = { ...changed };
@@ -464,5 +470,19 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
       "VALIDATION_ERROR",
     );
     expect(problem.errors?.[0]?.path).toBe("slotsRequests[0].time");
+  });
+
+  it("refuses a validity window that ends before it starts (saved, it would delete every slot)", async () => {
+    const problem = await expectProblem(
+      await preview({
+        flatTranslations: {
+          validityFrom: "2031-06-12T00:00:00Z",
+          validityTo: "2031-06-10T00:00:00Z",
+        },
+      }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(["flatTranslations.validityTo"]);
   });
 });

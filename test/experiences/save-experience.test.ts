@@ -278,6 +278,16 @@ describe("PUT /v2/experiences/{id}: errors", () => {
       "slotsRequests[0].validityEnd",
     ],
     [{ slotsRequests: [{ time: "10:00", day: "2027-01-01" }] }, "slotsRequests[0].maxParties"],
+    // An inverted window would delete every slot (it holds no date).
+    [
+      {
+        flatTranslations: {
+          validityFrom: "2031-06-12T00:00:00Z",
+          validityTo: "2031-06-11T23:59:59+00:00",
+        },
+      },
+      "flatTranslations.validityTo",
+    ],
   ])("answers 400 for %j naming %s", async (body, path) => {
     const problem = await expectProblem(
       await saveExperience(tenant, crypto.randomUUID(), body),
