@@ -69,6 +69,12 @@ export const Int64 = z
 export const Cents = z.int().min(-MAX_SAFE_CENTS).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
 
 /**
+ * A price in integer cents: not negative (a catalogue price, a channel's price, an experience's), as
+ * every amount a client pays is; up to 2^53-1.
+ */
+export const PriceCents = z.int().min(0).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
+
+/**
  * Text that must not be blank: trimmed, then at least one character. The pattern puts "not blank"
  * in the document too (a minLength of 1 would admit " ", which the trim makes empty).
  */

@@ -50,7 +50,7 @@ const priceFields = {
   descriptionTranslations: opt(TextMap),
   id: opt(Int32),
   position: opt(Int32),
-  priceCents: opt(Int32),
+  priceCents: opt(Int32.min(0)),
   priceCurrency: opt(z.string()),
   titleTranslations: opt(TextMap),
 };

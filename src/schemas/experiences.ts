@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_SAFE_CENTS } from "../lib/money";
-import { DateTime, FreeObject, Int32, Int64, ownKeysRecord, Uuid } from "./common";
+import { DateTime, FreeObject, Int32, Int64, ownKeysRecord, PriceCents, Uuid } from "./common";
 import {
   AdditionalQuestionSchema,
   ExperienceDetailsSchema,
@@ -15,7 +14,6 @@ import {
 } from "./experience-parts";
 
 const list = <T extends z.ZodType>(schema: T) => z.array(schema).max(1000);
-const Price = z.int().min(0).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
 
 /**
  * The stored fields of an experience: every top-level field of ExperienceAllParamsInput except
@@ -50,8 +48,8 @@ export const EXPERIENCE_FIELDS = {
   vatRate: z.string(),
   priceCurrency: z.string(),
   price02Currency: z.string(),
-  priceCents: Price,
-  price02Cents: Price,
+  priceCents: PriceCents,
+  price02Cents: PriceCents,
   fiscalNatureId: Uuid,
   pointOfSaleSuiteId: Uuid,
   channels: TextMap,

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import {
   CalendarDate,
-  Cents,
   DateTime,
   FreeObject,
   Int32,
@@ -9,6 +8,7 @@ import {
   Int64Id,
   keyLength,
   ownKeysRecord,
+  PriceCents,
   Uuid,
 } from "./common";
 
@@ -45,7 +45,7 @@ export const ChannelSchema = z
     wineryChannelId: Uuid,
     active: z.boolean(),
     maxUnitsPerOrder: Int32.nullable(),
-    priceCents: Cents,
+    priceCents: PriceCents,
   })
   .openapi("Channel");
 
@@ -110,8 +110,8 @@ const productFields = {
   nameTranslations: Translations.nullable(),
   descriptionTranslations: Translations.nullable(),
   posNameTranslations: Translations.nullable(),
-  priceCents: Cents.nullable(),
-  variantMinPriceCents: Cents.nullable(),
+  priceCents: PriceCents.nullable(),
+  variantMinPriceCents: PriceCents.nullable(),
   priceCurrency: z.string().max(3).nullable(),
   defaultVatRate: Rate.nullable(),
   inventoryQuantity: Int32.nullable(),

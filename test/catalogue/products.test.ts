@@ -316,6 +316,13 @@ describe("PUT /v2/product-catalog/products/{id}: concurrent creates of one id", 
 describe("PUT/GET /v2/product-catalog/products/{id}: errors", () => {
   it.each([
     ["priceCents", { priceCents: 1.5 }],
+    // A price is never negative (an outside money audit: -5 was stored and listed by E10).
+    ["priceCents", { priceCents: -5 }],
+    ["variantMinPriceCents", { variantMinPriceCents: -7 }],
+    [
+      "channels[0].priceCents",
+      { channels: [{ wineryChannelId: crypto.randomUUID(), priceCents: -9 }] },
+    ],
     ["displayOrder", { displayOrder: 2 ** 31 }],
     ["validityFrom", { validityFrom: "2026-02-30" }],
     ["categories[0].id", { categories: [{ nameIt: "x" }] }],

@@ -266,6 +266,14 @@ describe("PUT /v2/experiences/{id}: errors", () => {
     [{ id: crypto.randomUUID() }, "id"],
     [{ maxParties: -1 }, "maxParties"],
     [{ maxParties: 2 ** 31 }, "maxParties"],
+    [
+      { experiencePriceExtrasAttributes: { a: { priceCents: -100 } } },
+      "experiencePriceExtrasAttributes.a.priceCents",
+    ],
+    [
+      { experiencePriceLabelsAttributes: { b: { priceCents: -100 } } },
+      "experiencePriceLabelsAttributes.b.priceCents",
+    ],
     [{ slotsRequests: [{ day: "2026-02-30", time: "10:00" }] }, "slotsRequests[0].day"],
     [{ slotsRequests: [{ day: "2027-01-01" }] }, "slotsRequests[0].time"],
     [{ slotsRequests: [{ time: "10:00" }] }, "slotsRequests[0].day"],
