@@ -1,8 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { CommerceSessionInputSchema } from "../../src/schemas/commerce-sessions";
 import { CalendarDate, DateTime, Int32, Uuid } from "../../src/schemas/common";
-import { idempotencyKeyOf } from "../../src/schemas/idempotency";
+import {
+  IDEMPOTENCY_KEY_PATTERN,
+  idempotencyKeyHeaders,
+  idempotencyKeyOf,
+} from "../../src/schemas/idempotency";
 import { ProductInputSchema } from "../../src/schemas/product-input";
 
 const UPPER = "3F8A2C1E-5B7D-4E9F-A1C2-D4E5F6A7B8C9";
@@ -94,5 +99,53 @@ describe("idempotencyKeyOf: the key an Idempotency-Key header names", () => {
     ['a"b', 'a"b'],
   ])("%s names %s", (header, key) => {
     expect(idempotencyKeyOf(header)).toBe(key);
+  });
+
+  // The document's pattern says exactly which headers the server takes (an outside OpenAPI audit:
+  // its maxLength of 257 admitted unquoted keys of 256 and 257 that the server refuses).
+  const accepted = (header: string) =>
+    idempotencyKeyHeaders("").safeParse({ "Idempotency-Key": header }).success;
+  const pattern = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+  it.each([
+    "k".repeat(255),
+    "k".repeat(256),
+    `"${"k".repeat(255)}"`,
+    `"${"k".repeat(256)}"`,
+    `"${'\\"'.repeat(255)}"`,
+    '""',
+    '"";p=1',
+    '"";',
+    '"abc";p=1',
+    '"abc"x',
+    '"a',
+    "",
+  ])("the pattern and the server agree on %s", (header) => {
+    expect(pattern.test(header)).toBe(accepted(header));
+  });
+
+  it("the pattern and the server agree on generated headers", () => {
+    const printable = fc.string({
+      unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+      maxLength: 300,
+    });
+    const quoted = fc
+      .tuple(
+        fc.array(
+          fc.oneof(
+            fc.constantFrom('\\"', "\\\\", "\\x"),
+            printable.filter((s) => s.length < 3),
+          ),
+          { maxLength: 150 },
+        ),
+        fc.option(printable, { nil: undefined }),
+      )
+      .map(([parts, params]) => `"${parts.join("")}"${params === undefined ? "" : `;${params}`}`);
+    fc.assert(
+      fc.property(
+        fc.oneof(printable, quoted),
+        (header) => pattern.test(header) === accepted(header),
+      ),
+      { numRuns: 2000, seed: 20261127 },
+    );
   });
 });

@@ -42,7 +42,7 @@ const EXAMPLE_DOCUMENT = {
 };
 
 const ShopPluginIdempotencySchema = idempotencyKeyHeaders(
-  "Optional, as on E1: 1 to 255 printable characters (the quoted form is accepted). Scope: (winery, route, key), kept 24 hours. The same key with the same tagName and document (compared as content: canonical JSON of the parsed document, so whitespace and key order inside the string do not count) replays the first answer with `Idempotent-Replayed: true` and writes nothing; another document is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. Without a key the upsert is still safe to repeat: the same order id comes back.",
+  "Optional, as on E1: 1 to 255 printable ASCII characters, or the quoted form of RFC 8941 (the key in double quotes, backslash-escaped, optionally followed by `;parameters`): the pattern states both. Scope: (winery, route, key), kept 24 hours. The same key with the same tagName and document (compared as content: canonical JSON of the parsed document, so whitespace and key order inside the string do not count) replays the first answer with `Idempotent-Replayed: true` and writes nothing; another document is 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. Without a key the upsert is still safe to repeat: the same order id comes back.",
 );
 
 const DESCRIPTION = `Creates or updates an order sent by a storefront plugin.
