@@ -69,10 +69,10 @@ export const Int64 = z
 export const Cents = z.int().min(-MAX_SAFE_CENTS).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
 
 /**
- * A price in integer cents: not negative (a catalogue price, a channel's price, an experience's), as
- * every amount a client pays is; up to 2^53-1.
+ * Integer cents that are not negative, up to 2^53-1: prices (a product's, a channel's, an
+ * experience's), totals and amounts a client pays.
  */
-export const PriceCents = z.int().min(0).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
+export const NonNegativeCents = z.int().min(0).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
 
 /**
  * Text that must not be blank: trimmed, then at least one character. The pattern puts "not blank"

@@ -1,5 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, FreeObject, Int32, Int64, ownKeysRecord, PriceCents, Uuid } from "./common";
+import {
+  DateTime,
+  FreeObject,
+  Int32,
+  Int64,
+  NonNegativeCents,
+  ownKeysRecord,
+  Uuid,
+} from "./common";
 import {
   AdditionalQuestionSchema,
   ExperienceDetailsSchema,
@@ -48,8 +56,8 @@ export const EXPERIENCE_FIELDS = {
   vatRate: z.string(),
   priceCurrency: z.string(),
   price02Currency: z.string(),
-  priceCents: PriceCents,
-  price02Cents: PriceCents,
+  priceCents: NonNegativeCents,
+  price02Cents: NonNegativeCents,
   fiscalNatureId: Uuid,
   pointOfSaleSuiteId: Uuid,
   channels: TextMap,

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { explainedIssues } from "../lib/problem";
-import { CalendarDate, FreeObject, Int32, Int64, PriceCents, Uuid } from "./common";
+import { CalendarDate, FreeObject, Int32, Int64, NonNegativeCents, Uuid } from "./common";
 import { CategorySchema, ProductSchema } from "./products";
 
 const optional = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
@@ -19,7 +19,7 @@ const CategoryInputSchema = CategorySchema.omit({
 const ChannelInputSchema = z
   .object({
     wineryChannelId: Uuid,
-    priceCents: PriceCents,
+    priceCents: NonNegativeCents,
     active: z.boolean().optional(),
     maxUnitsPerOrder: optional(Int32.min(1)),
   })

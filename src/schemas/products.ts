@@ -7,8 +7,8 @@ import {
   Int64,
   Int64Id,
   keyLength,
+  NonNegativeCents,
   ownKeysRecord,
-  PriceCents,
   Uuid,
 } from "./common";
 
@@ -45,7 +45,7 @@ export const ChannelSchema = z
     wineryChannelId: Uuid,
     active: z.boolean(),
     maxUnitsPerOrder: Int32.nullable(),
-    priceCents: PriceCents,
+    priceCents: NonNegativeCents,
   })
   .openapi("Channel");
 
@@ -110,8 +110,8 @@ const productFields = {
   nameTranslations: Translations.nullable(),
   descriptionTranslations: Translations.nullable(),
   posNameTranslations: Translations.nullable(),
-  priceCents: PriceCents.nullable(),
-  variantMinPriceCents: PriceCents.nullable(),
+  priceCents: NonNegativeCents.nullable(),
+  variantMinPriceCents: NonNegativeCents.nullable(),
   priceCurrency: z.string().max(3).nullable(),
   defaultVatRate: Rate.nullable(),
   inventoryQuantity: Int32.nullable(),

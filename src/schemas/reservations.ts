@@ -6,6 +6,7 @@ import {
   DateTime,
   Int32,
   Int64,
+  NonNegativeCents,
   NullableFreeObject,
   SafeString,
   Uuid,
@@ -19,7 +20,6 @@ const list = <T extends z.ZodType>(schema: T) => z.array(schema).max(1000);
 const text = (max: number) => z.string().max(max);
 
 /** Non-negative integer cents (decisions.md: no negative total). */
-const TotalCents = z.int().min(0).max(MAX_SAFE_CENTS).openapi({ format: "int64" });
 
 const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?$/;
 
@@ -84,7 +84,7 @@ const priceItemFields = {
   experience_id: opt(Uuid),
   id: opt(Int64),
   position: opt(Int32),
-  price_cents: opt(TotalCents),
+  price_cents: opt(NonNegativeCents),
   price_currency: opt(text(10)),
   quantity: opt(Int32.min(0)),
   title_translations: opt(TextMap),
@@ -119,12 +119,12 @@ export const ReservationInputSchema = z
     giftId: opt(Uuid),
     guestCount01: opt(Int32.min(0)),
     guestCountTotal: opt(Int32.min(0)),
-    discountTotalCents: opt(TotalCents),
-    dueTotalCents: opt(TotalCents),
-    grossTotalCents: opt(TotalCents),
-    netTotalCents: opt(TotalCents),
-    manualDiscountTotalCents: opt(TotalCents),
-    paidTotalCents: opt(TotalCents),
+    discountTotalCents: opt(NonNegativeCents),
+    dueTotalCents: opt(NonNegativeCents),
+    grossTotalCents: opt(NonNegativeCents),
+    netTotalCents: opt(NonNegativeCents),
+    manualDiscountTotalCents: opt(NonNegativeCents),
+    paidTotalCents: opt(NonNegativeCents),
     paid: opt(z.boolean()),
     languageIso: opt(text(35)),
     message: opt(text(10_000)),
@@ -147,7 +147,7 @@ export const ReservationInputSchema = z
     }),
     paidAt: opt(DateTime).openapi({ description: "Ignored: derived from the payments." }),
     refundedAt: opt(DateTime).openapi({ description: "Ignored: derived from the refunds." }),
-    refundedTotalCents: opt(TotalCents).openapi({
+    refundedTotalCents: opt(NonNegativeCents).openapi({
       description: "Ignored: derived from the refunds (E14).",
     }),
   })
