@@ -1,8 +1,17 @@
 import { z } from "@hono/zod-openapi";
-import { Cents, DateTime, Int32, NonBlank, NullableFreeObject, SafeString, Uuid } from "./common";
+import {
+  Cents,
+  DateTime,
+  Int32,
+  Int64,
+  NonBlank,
+  NonNegativeCents,
+  NullableFreeObject,
+  SafeString,
+  Uuid,
+} from "./common";
 
 const text = (max = 200) => z.string().max(max).nullish();
-const NonNegativeCents = Cents.min(0);
 
 export const CouponCodeParamsSchema = z.object({
   code: SafeString.trim()
@@ -95,15 +104,70 @@ export const CouponSchema = z
 
 export type Coupon = z.infer<typeof CouponSchema>;
 
+/**
+ * A CouponRule a client sends with E5 (ConsumeOrValidateCouponRequest.couponRule): typed as the
+ * interface types it, every member optional, then ignored (the stored rules apply). decisions.md
+ * enforces types in every field, read or not: a `createdAt` of 2026-02-30 or an `id` that is not a
+ * uuid is a 400 naming it, as E3 and E11 answer for the fields they ignore. Its coupon's own
+ * couponRules (the interface's recursion) are objects, not typed further.
+ */
+const sent = <T extends z.ZodType>(schema: T) => schema.nullish();
+const CouponAsSentSchema = z
+  .object({
+    active: sent(z.boolean()),
+    code: sent(z.string()),
+    couponRules: sent(z.array(NullableFreeObject)),
+    createdAt: sent(DateTime),
+    discountCents: sent(Int64),
+    discountPercent: sent(Int32),
+    discountType: sent(z.string()),
+    endAt: sent(DateTime),
+    id: sent(Uuid),
+    minimumOrderCents: sent(Int64),
+    startAt: sent(DateTime),
+    type: sent(z.string()),
+    updatedAt: sent(DateTime),
+    useCount: sent(Int32),
+    useMax: sent(Int32),
+    useMaxByEmail: sent(Int32),
+    winery: sent(
+      z.object({
+        createdAt: sent(DateTime),
+        id: sent(Uuid),
+        name: sent(z.string()),
+        updatedAt: sent(DateTime),
+      }),
+    ),
+  })
+  .openapi("CouponAsSent");
+const CouponRuleAsSentSchema = z
+  .object({
+    coupon: sent(CouponAsSentSchema),
+    createdAt: sent(DateTime),
+    entityId: sent(z.string()),
+    entityType: sent(z.string()),
+    id: sent(Uuid),
+    rules: NullableFreeObject.optional(),
+    updatedAt: sent(DateTime),
+  })
+  .openapi("CouponRuleAsSent", {
+    description:
+      "A CouponRule as a client may send it: each member optional and type-checked (400 naming it), then ignored.",
+  });
+
 export const SaleEntityInputSchema = z
   .object({
     entityId: text(200),
     entityType: text(100),
     quantity: Int32.min(0).nullish().openapi({ description: "Units (default 1)." }),
     amountCentsBeforeDiscount: NonNegativeCents.nullish().openapi({
-      description: "The entity's amount; when absent, amountCentsPerUnitBeforeDiscount × quantity.",
+      description:
+        "The entity's amount; when absent (or null), amountCentsPerUnitBeforeDiscount × quantity. One of the two is required: without either, 400 naming amountCentsBeforeDiscount.",
     }),
-    amountCentsPerUnitBeforeDiscount: NonNegativeCents.nullish(),
+    amountCentsPerUnitBeforeDiscount: NonNegativeCents.nullish().openapi({
+      description:
+        "The price of one unit; used when amountCentsBeforeDiscount is absent (one of the two is required).",
+    }),
     amountCentsAfterDiscount: Cents.nullish().openapi({ description: "Ignored (computed)." }),
     amountCentsPerUnitAfterDiscount: Cents.nullish().openapi({
       description: "Ignored (computed).",
@@ -124,8 +188,8 @@ export const SaleEntityInputSchema = z
 export const CouponValidationRequestSchema = z
   .object({
     code: NonBlank(100),
-    couponRule: NullableFreeObject.optional().openapi({
-      description: "Ignored: the stored rules apply.",
+    couponRule: sent(CouponRuleAsSentSchema).openapi({
+      description: "Type-checked, then ignored: the stored rules apply.",
     }),
     email: z.string().max(320).nullish(),
     purchaseId: text(200),

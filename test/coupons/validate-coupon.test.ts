@@ -130,6 +130,15 @@ describe("E5 POST /v2/coupons/validate: applying", () => {
     });
   });
 
+  it("takes a couponRule as the interface types it (a stored rule with its coupon) and ignores it", async () => {
+    const c = await coupon({ ...percent, couponRules: [{ entityId: "ROSSO" }] });
+    const [rule] = c.couponRules;
+    const sent = { ...rule, entityId: "BRUNELLO", coupon: { ...c, discountPercent: 90 } };
+    const r = await result({ code: c.code, couponRule: sent, saleEntities: wines });
+    // The stored rule applies: only ROSSO's 3000, at the stored 10%.
+    expect(r).toMatchObject({ success: true, discountTotalCents: 300 });
+  });
+
   it("never consumes a use, and costs one round trip", async () => {
     const c = await coupon({ ...percent, useMax: 1 });
     for (let n = 0; n < 3; n++) {
@@ -270,6 +279,18 @@ describe("E5: errors and tenancy", () => {
       "a total below the entities' sum",
       { code: "X", totalAmountCentsBeforeDiscount: 10, saleEntities: wines },
       "totalAmountCentsBeforeDiscount",
+    ],
+    // The couponRule is ignored, but typed as the interface types it (an outside time audit).
+    [
+      "a couponRule with an impossible date",
+      { code: "X", couponRule: { createdAt: "2026-02-30T00:00:00Z" } },
+      "couponRule.createdAt",
+    ],
+    ["a couponRule whose id is no uuid", { code: "X", couponRule: { id: "x" } }, "couponRule.id"],
+    [
+      "a couponRule whose coupon has a fractional percent",
+      { code: "X", couponRule: { coupon: { discountPercent: 1.5 } } },
+      "couponRule.coupon.discountPercent",
     ],
   ])("answers 400 for %s", async (_, body, field) => {
     const problem = await expectProblem(await validate(body), 400, "VALIDATION_ERROR");
