@@ -29,7 +29,24 @@ export interface Database {
    * what they read. The connection lives only for this call and is closed through `waitUntil`.
    */
   transaction<T>(work: (tx: TxDb) => Promise<T>): Promise<T>;
+  /**
+   * Reads in ONE snapshot of the database: `read` runs its statements in a `REPEATABLE READ READ
+   * ONLY` transaction over a WebSocket session of its own (the deadlines and liveness checks of
+   * `transaction`), which stays open while the caller iterates, so an answer streamed in several
+   * statements is one state of the data whatever commits meanwhile. The session is opened at the
+   * first `next()` (inside the request, as workerd wants: an I/O object serves only the request
+   * that made it) and closed through `waitUntil` when the iteration ends, fails or is stopped early
+   * (`return()`: a stream its client cancelled). Nothing is committed: a read-only transaction
+   * ends with its session.
+   */
+  snapshot<T>(read: (query: SessionQuery) => AsyncIterable<T>): AsyncGenerator<T, void, undefined>;
 }
+
+/** One statement of fixed text with its `$1`, `$2` ... parameters, answering its rows as objects. */
+export type SessionQuery = (
+  text: string,
+  parameters: unknown[],
+) => Promise<Record<string, unknown>[]>;
 
 /**
  * How long a transaction's WebSocket session may take to open (connection and start-up) before the
@@ -58,6 +75,23 @@ export const CONNECT_TIMEOUT_MS = 2_000;
  * well inside the platform's own limits.
  */
 export const QUERY_TIMEOUT_MS = 30_000;
+
+/**
+ * How long a snapshot's transaction may sit idle between two of its statements: while the caller
+ * does not ask for more (a client that stops reading a streamed body), the session keeps its
+ * snapshot, which holds back vacuum, and the AccessShare locks of the tables it read, behind which
+ * a schema change (and everything queued after it) would wait. Past this, Postgres ends the
+ * session, and the caller's next read fails (a streamed body is cut off). The same bound as a
+ * query's (QUERY_TIMEOUT_MS), set by the transaction itself, so it holds on Neon as locally (where
+ * the relay gives every session 10 s, for clients lost without Postgres being told).
+ */
+export const SNAPSHOT_IDLE_TIMEOUT_MS = QUERY_TIMEOUT_MS;
+
+/**
+ * What the snapshot's transaction starts with, in one round trip (simple protocol, two
+ * statements): one snapshot for all its statements, no writes, and its own idle bound.
+ */
+const SNAPSHOT_BEGIN = `begin isolation level repeatable read read only; set local idle_in_transaction_session_timeout = ${SNAPSHOT_IDLE_TIMEOUT_MS}`;
 
 let configuredFor: string | undefined;
 
@@ -362,6 +396,68 @@ function guardQueries(client: Client, connectionString: string, destroy: () => v
   return guard;
 }
 
+/** A connected WebSocket session whose queries are guarded (guardQueries). */
+interface Session {
+  client: Client;
+  guard: ReturnType<typeof guardQueries>;
+  /** Ends the session through `waitUntil`, unless it is gone already. */
+  close(): void;
+}
+
+/**
+ * Opens one client (one WebSocket session) for one transaction. Its 'error' listener is attached
+ * before connecting: a failed or lost connection is also emitted as an event (workerd fires
+ * "Network connection lost" after close), and an unheard one would be an uncaught exception.
+ * (Locally workerd also logs "uncaught exception; source = Uncaught (in promise) ... Network
+ * connection lost" once per failed connection, for a plain fetch or WebSocket whose failure is
+ * handled too: its own log line, not a rejection escaping here. Vitest fails a run on any
+ * unhandled rejection, and the fault tests in test/faults/ raise none.)
+ */
+async function openSession(
+  config: DatabaseConfig,
+  waitUntil: (promise: Promise<unknown>) => void,
+): Promise<Session> {
+  const client = new Client({
+    connectionString: config.DATABASE_URL,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  client.on("error", () => {});
+  // The driver's end() waits for the connection's 'end' event, which a connection lost
+  // mid-transaction has already emitted: awaited through waitUntil, it would never settle and
+  // workerd would cancel the request as hung. A session that already ended is not ended again.
+  let ended = false;
+  client.on("end", () => {
+    ended = true;
+  });
+  // The driver's own connect timeout closes the WebSocket and waits for it to close; the
+  // deadline also holds when that close is never acknowledged. A start-up still unanswered
+  // after LIVENESS_CHECK_AFTER_MS is checked like a query (watchLiveness): a database that
+  // does not answer `select 1` either fails it sooner than the deadline.
+  const destroy = () => {
+    try {
+      client.connection.stream.destroy();
+    } catch {
+      // a WebSocket that cannot even be closed is gone already
+    }
+  };
+  await withDeadline(
+    watchLiveness(client.connect(), config.DATABASE_URL, destroy),
+    CONNECT_TIMEOUT_MS,
+    destroy,
+  );
+  const guard = guardQueries(client, config.DATABASE_URL, destroy);
+  return {
+    client,
+    guard,
+    // Only a connected client is ended: ending one whose socket never opened throws from inside
+    // the driver instead of rejecting. A timed-out one was destroyed already; its end() would
+    // wait for a close that a stuck peer may never acknowledge.
+    close() {
+      if (!ended && !guard.timedOut) waitUntil(client.end().catch(() => {}));
+    },
+  };
+}
+
 export function createDatabase(
   config: DatabaseConfig,
   waitUntil: (promise: Promise<unknown>) => void,
@@ -371,49 +467,28 @@ export function createDatabase(
   return {
     http,
     async transaction(work) {
-      // One client (one WebSocket session) for one transaction. Its 'error' listener is attached
-      // before connecting: a failed or lost connection is also emitted as an event (workerd fires
-      // "Network connection lost" after close), and an unheard one would be an uncaught exception.
-      // (Locally workerd also logs "uncaught exception; source = Uncaught (in promise) ... Network
-      // connection lost" once per failed connection, for a plain fetch or WebSocket whose failure
-      // is handled too: its own log line, not a rejection escaping here. Vitest fails a run on any
-      // unhandled rejection, and the fault tests in test/faults/ raise none.)
-      const client = new Client({
-        connectionString: config.DATABASE_URL,
-        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      });
-      client.on("error", () => {});
-      // The driver's end() waits for the connection's 'end' event, which a connection lost
-      // mid-transaction has already emitted: awaited through waitUntil, it would never settle and
-      // workerd would cancel the request as hung. A session that already ended is not ended again.
-      let ended = false;
-      client.on("end", () => {
-        ended = true;
-      });
-      // The driver's own connect timeout closes the WebSocket and waits for it to close; the
-      // deadline also holds when that close is never acknowledged. A start-up still unanswered
-      // after LIVENESS_CHECK_AFTER_MS is checked like a query (watchLiveness): a database that
-      // does not answer `select 1` either fails it sooner than the deadline.
-      const destroy = () => {
-        try {
-          client.connection.stream.destroy();
-        } catch {
-          // a WebSocket that cannot even be closed is gone already
-        }
-      };
-      await withDeadline(
-        watchLiveness(client.connect(), config.DATABASE_URL, destroy),
-        CONNECT_TIMEOUT_MS,
-        destroy,
-      );
-      const guard = guardQueries(client, config.DATABASE_URL, destroy);
+      const session = await openSession(config, waitUntil);
       try {
-        return await Promise.race([transactionDatabase(client).transaction(work), guard.expired]);
+        return await Promise.race([
+          transactionDatabase(session.client).transaction(work),
+          session.guard.expired,
+        ]);
       } finally {
-        // Only a connected client is ended: ending one whose socket never opened throws from
-        // inside the driver instead of rejecting. A timed-out one was destroyed already; its
-        // end() would wait for a close that a stuck peer may never acknowledge.
-        if (!ended && !guard.timedOut) waitUntil(client.end().catch(() => {}));
+        session.close();
+      }
+    },
+    async *snapshot(read) {
+      const session = await openSession(config, waitUntil);
+      try {
+        // Each query is guarded on its own (a timed-out one rejects, its socket destroyed), and
+        // nothing else waits on the session, so guard.expired is only kept from going unheard.
+        session.guard.expired.catch(() => {});
+        await session.client.query(SNAPSHOT_BEGIN);
+        const query: SessionQuery = async (text, parameters) =>
+          (await session.client.query<Record<string, unknown>>(text, parameters)).rows;
+        yield* read(query);
+      } finally {
+        session.close();
       }
     },
   };

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { CONNECT_TIMEOUT_MS } from "../../src/db/client";
 import type { Order } from "../../src/schemas/orders";
 import { EXPORT_BATCH_SIZE } from "../../src/services/contacts/export-contacts";
+import { RESERVATION_BATCH_SIZE } from "../../src/services/reservations/query-reservations";
 import { api } from "../helpers/api";
 import { saveExperience } from "../helpers/experiences";
 import { createTenant, insertContacts, type TestTenant } from "../helpers/factories";
@@ -15,6 +16,7 @@ import {
   verifyKeyBeforeFault,
 } from "../helpers/faults";
 import { externalOrder, importedOrder, importOrder } from "../helpers/orders";
+import { insertReservations } from "../helpers/reservations";
 
 /**
  * Reads with the database refused or cut (503 with Retry-After, the streamed exports before their
@@ -75,6 +77,39 @@ describe("a connection lost in the middle of a streamed export", () => {
       headers: { APIKey: big.apiKey, "Content-Type": "application/json" },
       body: JSON.stringify(wide),
     });
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow();
+    expect((await faultState()).tripped).toBe(true);
+  });
+});
+
+describe("E16 read from one snapshot (more than one batch)", () => {
+  let bulk: TestTenant;
+  beforeAll(async () => {
+    bulk = await createTenant();
+    await insertReservations(bulk, RESERVATION_BATCH_SIZE + 1);
+  });
+  const query = () =>
+    exports.default.fetch("http://api.test/api/v2/reservations/query", {
+      method: "POST",
+      headers: { APIKey: bulk.apiKey, "Content-Type": "application/json" },
+      body: "{}",
+    });
+
+  it("a snapshot that cannot start (its BEGIN cut, after the HTTP batch found more) is 503 before the status line", async () => {
+    await verifyKeyBeforeFault(bulk.apiKey);
+    await setFault({ mode: "drop", afterQueries: 1 });
+    const response = await query();
+    expect((await faultState()).tripped).toBe(true);
+    await clearFault();
+    await expectUnavailable(response);
+  });
+
+  it("a connection lost at its second batch has sent its 200 already: the body is cut off", async () => {
+    await verifyKeyBeforeFault(bulk.apiKey);
+    // The HTTP statement, the snapshot's BEGIN and its first batch pass; the second is cut.
+    await setFault({ mode: "drop", afterQueries: 3 });
+    const response = await query();
     expect(response.status).toBe(200);
     await expect(response.text()).rejects.toThrow();
     expect((await faultState()).tripped).toBe(true);

@@ -37,6 +37,19 @@ export async function experienceWithSlot(tenant: TestTenant, date = "2027-03-06"
   return { experienceId: experience.id, slotId, date, time: "15:00:00" };
 }
 
+/**
+ * `count` CONFIRMED reservations of a new experience of the tenant, written directly (no slots,
+ * no contacts), spread over 2027-02-01..07 at 08:00..08:04.
+ */
+export async function insertReservations(tenant: TestTenant, count: number): Promise<void> {
+  const experience = await createExperience(tenant);
+  await testDb().execute(sql`
+    insert into reservations (id, winery_id, experience_id, date, time, state)
+    select gen_random_uuid(), ${tenant.wineryId}, ${experience.id},
+      date '2027-02-01' + (g % 7), time '08:00' + make_interval(mins => g % 5), 'CONFIRMED'
+    from generate_series(1, ${count}) g`);
+}
+
 export const contact = (
   contactType: "MASTER" | "SECONDARY",
   email = `${unique()}@example.com`,

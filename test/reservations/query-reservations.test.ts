@@ -1,7 +1,14 @@
+import { env, exports } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { HttpDb } from "../../src/db/client";
+import {
+  createDatabase,
+  type Database,
+  type HttpDb,
+  SNAPSHOT_IDLE_TIMEOUT_MS,
+} from "../../src/db/client";
 import { type RawStatement, rawBatch } from "../../src/db/raw-batch";
+import { addDays } from "../../src/lib/calendar";
 import type { Reservation } from "../../src/schemas/reservation-views";
 import {
   queryReservations as queryReservationsOf,
@@ -11,7 +18,12 @@ import { expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
 import { createExperience } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
-import { importOk, queryReservations, reservationBody } from "../helpers/reservations";
+import {
+  importOk,
+  insertReservations,
+  queryReservations,
+  reservationBody,
+} from "../helpers/reservations";
 import { countRoundTrips } from "../helpers/round-trips";
 
 let tenant: TestTenant;
@@ -147,21 +159,143 @@ describe("E16 POST /v2/reservations/query: happy", () => {
     expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
   });
 
-  it("streams larger answers in keyset batches, in order, one round trip each", async () => {
+  it("costs one round trip for an answer of exactly one batch", async () => {
+    const full = await createTenant();
+    await insertReservations(full, RESERVATION_BATCH_SIZE);
+    const { result, trips } = await countRoundTrips(() => queryOk({}, "", full.apiKey));
+    expect(result).toHaveLength(RESERVATION_BATCH_SIZE);
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+  });
+
+  it("streams larger answers in keyset batches, in order, from one snapshot (one HTTP round trip and one WebSocket session)", async () => {
     const bulk = await createTenant();
-    const experience = await createExperience(bulk);
     const count = RESERVATION_BATCH_SIZE * 2 + 3;
-    await testDb().execute(sql`
-      insert into reservations (id, winery_id, experience_id, date, time, state)
-      select gen_random_uuid(), ${bulk.wineryId}, ${experience.id},
-        date '2027-02-01' + (g % 7), time '08:00' + make_interval(mins => g % 5), 'CONFIRMED'
-      from generate_series(1, ${count}) g`);
+    await insertReservations(bulk, count);
     const { result, trips } = await countRoundTrips(() => queryOk({}, "", bulk.apiKey));
     expect(result).toHaveLength(count);
     const keys = result.map((r) => `${r.date} ${r.time} ${r.id}`);
     expect(keys).toEqual([...keys].sort());
     expect(new Set(result.map((r) => r.id)).size).toBe(count);
-    expect(trips).toEqual({ httpRequests: 3, wsSessions: 0 });
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 1 });
+  });
+});
+
+/** The Worker's database handle, as a request has it; `settled` awaits what it left to waitUntil. */
+function requestDatabase(): { db: Database; settled: () => Promise<unknown> } {
+  const pending: Promise<unknown>[] = [];
+  const db = createDatabase(env, (promise) => {
+    pending.push(promise);
+  });
+  return { db, settled: () => Promise.all(pending) };
+}
+
+/** Sessions of this database (other than the asking one) inside a transaction. */
+async function sessionsInTransaction(): Promise<number> {
+  const { rows } = await testDb().execute<{ n: string }>(sql`
+    select count(*)::text as n from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null`);
+  return Number(rows[0]?.n);
+}
+
+async function untilNoSessionInTransaction(): Promise<void> {
+  for (let attempt = 0; attempt < 250; attempt++) {
+    if ((await sessionsInTransaction()) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("a session stayed inside its transaction");
+}
+
+const idOf = (doc: string) => (JSON.parse(doc) as Reservation).id;
+
+describe("E16: one snapshot per answer", () => {
+  it("reservations that E11 moves between two batches are answered once each, as they were when the answer began", async () => {
+    const own = await createTenant();
+    const experience = await createExperience(own);
+    const at = (day: number) => ({
+      experienceId: experience.id,
+      date: addDays("2027-03-31", day),
+      time: "10:00",
+    });
+    // One reservation a day, 2027-04-01 to 09: three batches of 3.
+    const before: string[] = [];
+    for (let day = 1; day <= 9; day++)
+      before.push((await importOk(own, "NEW", reservationBody(at(day)))).id);
+    const { db, settled } = requestDatabase();
+    const stream = queryReservationsOf(db, { wineryId: own.wineryId }, 3);
+    const first = await stream.next();
+    if (first.done) throw new Error("no first batch");
+    expect(first.value.map(idOf)).toEqual(before.slice(0, 3));
+    // Between the first batch and the second, E11 moves one reservation already answered (day 2)
+    // past the batches still to come (day 10), and one still to come (day 7) before the first
+    // (March 31). Read as batches of their own, the first came twice and the second never.
+    for (const [index, day] of [
+      [1, 10],
+      [6, 0],
+    ] as const) {
+      const moved = await importOk(own, before[index] ?? "", reservationBody(at(day)));
+      expect(moved.date).toBe(at(day).date);
+    }
+    const answered = first.value.map(idOf);
+    for await (const batch of stream) answered.push(...batch.map(idOf));
+    expect(answered).toEqual(before);
+    await settled();
+    await untilNoSessionInTransaction();
+    // The moves were committed: a new answer has them in their new places.
+    const now = (await queryOk({}, "", own.apiKey)).map((r) => r.id);
+    expect(now).toEqual([before[6], ...before.filter((_, i) => i !== 1 && i !== 6), before[1]]);
+  });
+
+  it("db.snapshot reads in one repeatable-read, read-only transaction with its own idle bound", async () => {
+    const { db, settled } = requestDatabase();
+    const settings: Record<string, unknown>[] = [];
+    for await (const row of db.snapshot(async function* (query) {
+      yield* await query(
+        `select current_setting('transaction_isolation') as isolation,
+          current_setting('transaction_read_only') as read_only,
+          current_setting('idle_in_transaction_session_timeout') as idle`,
+        [],
+      );
+    }))
+      settings.push(row);
+    expect(settings).toEqual([
+      {
+        isolation: "repeatable read",
+        read_only: "on",
+        idle: `${SNAPSHOT_IDLE_TIMEOUT_MS / 1000}s`,
+      },
+    ]);
+    await settled();
+    await untilNoSessionInTransaction();
+  });
+
+  it("a client that cancels the body closes the snapshot's session", async () => {
+    const own = await createTenant();
+    await insertReservations(own, RESERVATION_BATCH_SIZE * 3);
+    // Not through api(): its schema check reads the whole body, and this client reads one chunk.
+    const response = await exports.default.fetch("http://api.test/api/v2/reservations/query", {
+      method: "POST",
+      headers: { APIKey: own.apiKey, "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body?.getReader();
+    if (!reader) throw new Error("no body");
+    expect((await reader.read()).done).toBe(false);
+    expect(await sessionsInTransaction()).toBe(1);
+    await reader.cancel();
+    await untilNoSessionInTransaction();
+  });
+
+  it("a stream stopped early (a client that cancels) closes its snapshot's session", async () => {
+    const own = await createTenant();
+    await insertReservations(own, 10);
+    const { db, settled } = requestDatabase();
+    const stream = queryReservationsOf(db, { wineryId: own.wineryId }, 3);
+    expect((await stream.next()).value).toHaveLength(3);
+    expect(await sessionsInTransaction()).toBe(1);
+    await stream.return(undefined);
+    await settled();
+    await untilNoSessionInTransaction();
   });
 });
 
@@ -192,7 +326,7 @@ describe("E16: indexes", () => {
           },
         },
       } as unknown as HttpDb;
-      await queryReservationsOf(recorder, {
+      await queryReservationsOf({ http: recorder } as Database, {
         wineryId: tenant.wineryId,
         lang: "en",
         ...filter,

@@ -31,14 +31,17 @@ type StreamHandler<R extends RouteConfig> = (
 const typedBy = <R extends RouteConfig>(handler: StreamHandler<R>) =>
   handler as unknown as RouteHandler<R, AppEnv>;
 
-/** E16: a JSON array streamed in keyset batches (constant memory), answered through the context. */
+/**
+ * E16: a JSON array streamed in keyset batches (constant memory) from one snapshot of the data
+ * (queryReservations), answered through the context.
+ */
 export const queryReservationsHandler = typedBy<typeof queryReservationsRoute>(async (c) => {
   const filter = c.req.valid("json");
   const query = c.req.valid("query");
   // An empty language names none: the next source decides, as if it had not been sent.
   const lang = filter.lang || query.Lang || query.lang || null;
   const body = await streamJsonArray(
-    queryReservations(c.get("db").http, {
+    queryReservations(c.get("db"), {
       ...filter,
       wineryId: c.get("principal").wineryId,
       lang,

@@ -1,9 +1,12 @@
 import { sql } from "drizzle-orm";
-import type { HttpDb } from "../../db/client";
+import type { Database, HttpDb, SessionQuery } from "../../db/client";
 import { rawQuery, renderedOnce } from "../../db/raw-batch";
 import { RESERVATION_DOCUMENT, reservationRows } from "./reservation-json";
 
-/** Reservations per keyset batch: one round trip each; an answer up to this size costs one. */
+/**
+ * Reservations per keyset batch: an answer up to this size is one SQL-over-HTTP round trip; a
+ * larger one is read in batches of this size from one snapshot (see queryReservations).
+ */
 export const RESERVATION_BATCH_SIZE = 500;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -79,25 +82,78 @@ function filterValues(filter: ReservationFilter) {
  * each, and are passed on unparsed, so memory holds one batch whatever the size of the answer.
  * (Not one text per batch: a batch's documents in one string over 128 KiB would be a V8 large
  * object, which costs the Worker more to allocate and collect than the rows' small strings.)
+ *
+ * Every answer is one state of the data. An answer of up to `batchSize` reservations is one
+ * statement over HTTP (one round trip: most calls), a snapshot of its own. When more match, that
+ * statement's rows are dropped unsent and the whole answer is read again, batch after batch, in
+ * one `REPEATABLE READ READ ONLY` transaction (db.snapshot: one WebSocket session). Batches sent as
+ * statements of their own each saw the data as it was then: a reservation that E11 moved to
+ * another date between two of them was answered twice or not at all (an outside audit: 19 of 30
+ * answers of 821 reservations, 10 of them moved back and forth meanwhile).
  */
 export async function* queryReservations(
-  db: HttpDb,
+  db: Database,
   filter: ReservationFilter,
   batchSize = RESERVATION_BATCH_SIZE,
 ): AsyncGenerator<string[]> {
   const values = filterValues(filter);
+  const whole = await wholeAnswer(db.http, values, batchSize);
+  if (whole) {
+    yield whole;
+    return;
+  }
+  yield* db.snapshot((query) => keysetBatches(query, values, batchSize));
+}
+
+type FilterValues = ReturnType<typeof filterValues>;
+type BatchRow = Cursor & { doc: string };
+
+/** One keyset batch: up to `limit` rows after `after` (from the start without one). */
+async function readBatch(
+  query: SessionQuery,
+  values: FilterValues,
+  after: Cursor | undefined,
+  limit: number,
+): Promise<BatchRow[]> {
+  return (await query(
+    ...renderedBatch({
+      ...values,
+      afterDate: after?.date ?? null,
+      afterTime: after?.time ?? null,
+      afterId: after?.id ?? null,
+      batchSize: limit,
+    }),
+  )) as BatchRow[];
+}
+
+/**
+ * The documents of the whole answer when it fits in one batch (one statement over HTTP, which
+ * asks for one row more than a batch, so an answer of exactly `batchSize` is known whole too);
+ * undefined when more match: its rows are dropped here, so memory holds one batch throughout.
+ */
+async function wholeAnswer(
+  db: HttpDb,
+  values: FilterValues,
+  batchSize: number,
+): Promise<string[] | undefined> {
+  const rows = await readBatch(
+    (text, parameters) => rawQuery(db, text, parameters),
+    values,
+    undefined,
+    batchSize + 1,
+  );
+  return rows.length <= batchSize ? rows.map((row) => row.doc) : undefined;
+}
+
+/** Every batch of the answer, from the start, each read by `query` (one snapshot's session). */
+async function* keysetBatches(
+  query: SessionQuery,
+  values: FilterValues,
+  batchSize: number,
+): AsyncGenerator<string[]> {
   let after: Cursor | undefined;
   for (;;) {
-    const rows = (await rawQuery(
-      db,
-      ...renderedBatch({
-        ...values,
-        afterDate: after?.date ?? null,
-        afterTime: after?.time ?? null,
-        afterId: after?.id ?? null,
-        batchSize,
-      }),
-    )) as (Cursor & { doc: string })[];
+    const rows = await readBatch(query, values, after, batchSize);
     yield rows.map((row) => row.doc);
     const last = rows.at(-1);
     if (!last || rows.length < batchSize) return;
