@@ -85,7 +85,7 @@ export const ExternalOrderSchema = z
     amountExciseDutyCents: money32,
     amountVatCents: Int32.min(0).nullish().openapi({
       description:
-        "The VAT included in the amount; not negative and not above the amount (the receipt's net total would be negative; else 400). When absent, the receipt's VAT is the items' VAT (each line's on its gross), scaled by the share of the items' gross that was paid when the order's discount (or an amount below the items' sum plus shipment) took some of it.",
+        "The VAT included in the amount; not negative and not above the amount (amountCents, or the amount derived when it is absent: the net total, and E1's receipt's, would be negative; else 400, on E19 too). When absent, the receipt's VAT is the items' VAT (each line's on its gross), scaled by the share of the items' gross that was paid when the order's discount (or an amount below the items' sum plus shipment) took some of it.",
     }),
     amountShipmentCents: money64,
     amountVatPercentage: z.number().min(0).max(100).nullish().openapi({
@@ -151,9 +151,10 @@ export function itemGross(item: {
  * The amount an order was paid: amountCents as sent, else totals.totalCents, else the items
  * (amountCents, or unitPriceCents × quantity less the item's discount: itemGross) plus shipment
  * minus discount. Every product (an item's unitPriceCents × quantity, amountCents sent or not)
- * and sum on the way must stay within the safe range, no discount may exceed its line, and the
- * total must not be negative (decisions.md, "Hostile input"): the schema refuses such an order,
- * naming the field, so the services never derive an amount they could not store. With
+ * and sum on the way must stay within the safe range, no discount may exceed its line, and
+ * neither the total nor the net total (the total less amountVatCents) may be negative
+ * (decisions.md, "Hostile input"): the schema refuses such an order, naming the field, so the
+ * services never derive an amount they could not store. With
  * `lineDiscounts: "trusted"` a line's discount is not held to its unitPriceCents × quantity: for
  * an order the service built itself (E19's WooCommerce mapping, whose unit price is
  * WooCommerce's `price`, after the coupons) or has validated already; no amount depends on it.
@@ -163,6 +164,7 @@ export function orderAmount(
     amountCents?: number | null;
     amountShipmentCents?: number | null;
     amountDiscountCents?: number | null;
+    amountVatCents?: number | null;
     totals?: { totalCents?: number | null } | null;
     items?:
       | {
@@ -215,6 +217,27 @@ export function orderAmount(
   if (order.totals?.totalCents != null && order.totals.totalCents < 0) {
     return { ok: false, path: ["totals", "totalCents"], message: "must not be negative" };
   }
+  const amount = paidCents(order, itemsTotal);
+  if (!amount.ok) return amount;
+  // decisions.md: no negative total, derived ones included. The VAT is included in the amount, so
+  // the amount less its VAT is the order's net total (E1's receipt writes it as totalNoVatCents):
+  // a VAT above the amount would make it negative. Compared with the amount the order is stored
+  // with (derived when amountCents is absent), here, where E1 and E19 validate an ExternalOrder
+  // alike, so neither stores such an order (E19's WooCommerce documents: total_tax above total,
+  // src/schemas/woocommerce.ts). A VAT the receipt derives itself never exceeds the amount
+  // (orderReceiptFigures clamps it).
+  if (order.amountVatCents != null && order.amountVatCents > amount.cents) {
+    return {
+      ok: false,
+      path: ["amountVatCents"],
+      message: `exceeds the amount (${amount.cents} cents): the receipt's net total would be negative`,
+    };
+  }
+  return amount;
+}
+
+/** amountCents as sent, else totals.totalCents, else the items plus shipment minus discount. */
+function paidCents(order: Parameters<typeof orderAmount>[0], itemsTotal: number): AmountResult {
   if (order.amountCents != null) return { ok: true, cents: order.amountCents };
   if (order.totals?.totalCents != null) return { ok: true, cents: order.totals.totalCents };
   const derived = sumCents([

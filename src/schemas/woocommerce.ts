@@ -36,6 +36,10 @@ function amount({ negative = false } = {}) {
     });
 }
 
+/** Cents not negative as WooCommerce writes the amount: 100 -> "1.00". */
+const majorUnits = (cents: number) =>
+  `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
+
 const text = (max = 500) => z.string().max(max).nullish();
 const wooId = z.int().positive();
 
@@ -200,6 +204,18 @@ export const WooCommerceOrderSchema = z
         });
       }
     };
+    // WooCommerce's total includes its total_tax, so the tax is never more than the total: the
+    // mapped order's amountVatCents (total_tax) above its amountCents (total) would leave a
+    // negative net total, which the ExternalOrder schema refuses E1 and E19 alike (orderAmount,
+    // src/schemas/orders.ts). Said here in WooCommerce's terms, as a mapped order is never
+    // validated as an ExternalOrder.
+    if (order.total_tax != null && order.total_tax > order.total) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["total_tax"],
+        message: `exceeds total (${majorUnits(order.total)}): the order's tax is part of its total`,
+      });
+    }
     int32(grossShipment(order), ["shipping_tax"], "with shipping_total");
     int32(grossDiscount(order), ["discount_tax"], "with discount_total");
     const subtotal = order.line_items.reduce((total, line) => total + grossSubtotal(line), 0);

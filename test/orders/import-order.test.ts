@@ -535,6 +535,22 @@ describe("E1 errors", () => {
     }
   });
 
+  it.each([
+    ["sent", { amountCents: 100 }],
+    ["derived from totals.totalCents", { totals: { totalCents: 100 } }],
+    ["derived from its items", { items: [{ sku: "A", quantity: 1, unitPriceCents: 100 }] }],
+  ])("refuses an amountVatCents above the amount (%s), saying why", async (_, amount) => {
+    const input = { id: `VAT-${crypto.randomUUID()}`, ...amount, amountVatCents: 200 };
+    const problem = await expectProblem(await importOrder(tenant, input), 400, "VALIDATION_ERROR");
+    expect(problem.errors).toEqual([
+      {
+        path: "amountVatCents",
+        message: "exceeds the amount (100 cents): the receipt's net total would be negative",
+      },
+    ]);
+    expect(await ordersWithExternalId(tenant.wineryId, input.id)).toHaveLength(0);
+  });
+
   it("refuses more than 1,000 items", async () => {
     const items = Array.from({ length: 1001 }, (_, i) => ({ sku: `S${i}`, quantity: 1 }));
     const problem = await expectProblem(

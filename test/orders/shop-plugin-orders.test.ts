@@ -407,6 +407,47 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
     expect(await storedCounts(tenant.wineryId, document.id)).toEqual({ orders: 0, items: 0 });
   });
 
+  // An outside audit: E19 stored these (201) while E1 refused the same ExternalOrder.
+  it.each([
+    ["sent", { amountCents: 100 }],
+    ["derived from totals.totalCents", { totals: { totalCents: 100 } }],
+    ["derived from its items", { items: [{ sku: "A", quantity: 1, unitPriceCents: 100 }] }],
+  ])(
+    "answers 400 naming an ExternalOrder's amountVatCents above its amount (%s), as E1 does, and writes nothing",
+    async (_, amount) => {
+      const document = { id: `VAT-${crypto.randomUUID()}`, ...amount, amountVatCents: 200 };
+      const problem = await expectProblem(await postDocument(document), 400, "VALIDATION_ERROR");
+      expect(problem.errors).toEqual([
+        {
+          path: "amountVatCents",
+          message: "exceeds the amount (100 cents): the receipt's net total would be negative",
+        },
+      ]);
+      expect(await storedCounts(tenant.wineryId, document.id)).toEqual({ orders: 0, items: 0 });
+    },
+  );
+
+  it("answers 400 naming total_tax above total in a WooCommerce order, in its terms, and writes nothing", async () => {
+    const document = { id: wooOrder().id, total: "1.00", total_tax: "2.00", line_items: [] };
+    const problem = await expectProblem(await postDocument(document), 400, "VALIDATION_ERROR");
+    expect(problem.errors).toEqual([
+      { path: "total_tax", message: "exceeds total (1.00): the order's tax is part of its total" },
+    ]);
+    expect(await storedCounts(tenant.wineryId, String(document.id))).toEqual({
+      orders: 0,
+      items: 0,
+    });
+  });
+
+  it("takes a VAT equal to the amount (a net total of 0), WooCommerce or ExternalOrder", async () => {
+    const woo = { id: wooOrder().id, total: "1.00", total_tax: "1.00", line_items: [] };
+    const wooStored = await getOrder(await createdId(await postDocument(woo)));
+    expect(wooStored).toMatchObject({ amountCents: 100, amountVatCents: 100 });
+    const external = { id: `VAT-${crypto.randomUUID()}`, amountCents: 100, amountVatCents: 100 };
+    const stored = await getOrder(await createdId(await postDocument(external)));
+    expect(stored).toMatchObject({ amountCents: 100, amountVatCents: 100 });
+  });
+
   it("answers 400 naming the paths of a JSON object that is not an order", async () => {
     const problem = await expectProblem(
       await postDocument({ hello: "world", amountCents: "12" }),

@@ -1,6 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { orders } from "../../db/schema";
-import { ValidationError } from "../../lib/errors";
 import { divideCents, roundHalfAwayFromZero, scaleCents, sumCents } from "../../lib/money";
 import { itemGross } from "../../schemas/orders";
 import type { ItemValues } from "../orders/order-record";
@@ -109,18 +108,10 @@ export const RECEIPT_PARAMS = [
 export type OrderReceiptParams = Record<(typeof RECEIPT_PARAMS)[number], unknown>;
 
 export function orderReceiptParams(order: OrderInsert, items: ItemValues[]): OrderReceiptParams {
+  // totalNoVatCents is never negative: the ExternalOrder schema refuses an amountVatCents above
+  // the amount (orderAmount, src/schemas/orders.ts), and a VAT the receipt derives never exceeds
+  // it (orderReceiptFigures).
   const { lines, vatAmountCents, customerName } = orderReceiptFigures(order, items);
-  // decisions.md: no negative total, derived ones included. The receipt's net total is the amount
-  // less its VAT: an amountVatCents over the amount is refused before anything is written (a VAT
-  // the receipt derives never exceeds the amount: orderReceiptFigures).
-  if (order.amountVatCents != null && order.amountVatCents > order.amountCents) {
-    throw new ValidationError([
-      {
-        path: "amountVatCents",
-        message: `exceeds the amount (${order.amountCents} cents): the receipt's net total would be negative`,
-      },
-    ]);
-  }
   return {
     wineryId: order.wineryId,
     terminalName: order.sourceExternalType ?? null,
