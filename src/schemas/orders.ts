@@ -52,7 +52,12 @@ export const TotalsSchema = z
     shipmentCents: money32,
     subtotalCents: money32,
     taxCents: money32,
-    totalCents: money32,
+    // decisions.md ("Hostile input"): no negative total. Refused here, so the document says
+    // minimum 0 as the server does.
+    totalCents: Int32.min(0, "must not be negative").nullish().openapi({
+      description:
+        "The order's total, not negative (else 400); the amount paid when amountCents is absent.",
+    }),
   })
   .openapi("Totals");
 
@@ -153,8 +158,9 @@ export function itemGross(item: {
  * minus discount. Every product (an item's unitPriceCents × quantity, amountCents sent or not)
  * and sum on the way must stay within the safe range, no discount may exceed its line, and
  * neither the total nor the net total (the total less amountVatCents) may be negative
- * (decisions.md, "Hostile input"): the schema refuses such an order, naming the field, so the
- * services never derive an amount they could not store. With
+ * (decisions.md, "Hostile input"; a negative totals.totalCents is refused by TotalsSchema
+ * itself): the schema refuses such an order, naming the field, so the services never derive an
+ * amount they could not store. With
  * `lineDiscounts: "trusted"` a line's discount is not held to its unitPriceCents × quantity: for
  * an order the service built itself (E19's WooCommerce mapping, whose unit price is
  * WooCommerce's `price`, after the coupons) or has validated already; no amount depends on it.
@@ -213,9 +219,6 @@ export function orderAmount(
   ]);
   if (discounts === undefined) {
     return { ok: false, path: ["amountDiscountCents"], message: OUT_OF_RANGE };
-  }
-  if (order.totals?.totalCents != null && order.totals.totalCents < 0) {
-    return { ok: false, path: ["totals", "totalCents"], message: "must not be negative" };
   }
   const amount = paidCents(order, itemsTotal);
   if (!amount.ok) return amount;

@@ -221,7 +221,7 @@ const VALID_BODY_ALLOWANCES: { operationId: string; fields: RegExp; reason: stri
   ...["importOrder", "upsertShopPluginOrder"].map((operationId) => ({
     operationId,
     fields:
-      /^(items|items\[\d+\]\.(unitPriceCents|amountDiscountCents)|amountCents|amountDiscountCents|amountVatCents|totals\.totalCents)$/,
+      /^(items|items\[\d+\]\.(unitPriceCents|amountDiscountCents)|amountCents|amountDiscountCents|amountVatCents)$/,
     reason:
       "derived amounts (unit price times quantity less the item's discount, line sums, discounts, totals) within ±(2^53-1) and not negative, VAT not above the amount (decisions.md, Hostile input; E1's receipt)",
   })),

@@ -551,6 +551,18 @@ describe("E1 errors", () => {
     expect(await ordersWithExternalId(tenant.wineryId, input.id)).toHaveLength(0);
   });
 
+  it("documents totals.totalCents as not negative and refuses a negative one, naming it", async () => {
+    const doc = (await (await api("/openapi.json")).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, { minimum?: number }> }> };
+    };
+    expect(doc.components.schemas.Totals?.properties.totalCents?.minimum).toBe(0);
+    const input = externalOrder({ totals: { totalCents: -1 } });
+    const problem = await expectProblem(await importOrder(tenant, input), 400, "VALIDATION_ERROR");
+    expect(problem.errors).toEqual([
+      { path: "totals.totalCents", message: "must not be negative" },
+    ]);
+  });
+
   it("refuses more than 1,000 items", async () => {
     const items = Array.from({ length: 1001 }, (_, i) => ({ sku: `S${i}`, quantity: 1 }));
     const problem = await expectProblem(
