@@ -282,6 +282,27 @@ export const OrderItemSchema = z
   })
   .openapi("OrderItem");
 
+/**
+ * An answer's totals: every member of the interface's Totals present, null where the order did not
+ * give it (E1, E2 and E19 store them so: storedTotals in src/services/orders/order-record.ts).
+ */
+export const OrderTotalsSchema = z
+  .object({
+    discountCents: nullable(Int32),
+    discounts: NullableFreeObject,
+    extraMetadata: NullableFreeObject,
+    shipmentCents: nullable(Int32),
+    subtotalCents: nullable(Int32),
+    taxCents: nullable(Int32),
+    totalCents: nullable(Int32.min(0)),
+  })
+  .openapi("OrderTotals", {
+    description:
+      "The order's Totals as stored: all seven members, each present, null where the order did not give it (an ExternalOrder's totals keep the members it sent; a WooCommerce order's have no discounts or extraMetadata). An order imported without totals answers `totals: null`.",
+  });
+
+export type OrderTotals = z.infer<typeof OrderTotalsSchema>;
+
 export const OrderSchema = z
   .object({
     id: Int64.openapi({
@@ -323,7 +344,7 @@ export const OrderSchema = z
     status: nullable(z.string()),
     quantity: nullable(Int64),
     sourceSyncedAt: nullable(DateTime),
-    totals: NullableFreeObject,
+    totals: OrderTotalsSchema.nullable(),
     items: z.array(OrderItemSchema),
     createdAt: DateTime,
     updatedAt: DateTime.openapi({

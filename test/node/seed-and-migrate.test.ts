@@ -1,8 +1,14 @@
-// db:migrate reports what it applied; npm run seed twice adds no rows and replaces its key.
+// db:migrate reports what it applied; a migration that changes rows changes them as it says; npm
+// run seed twice adds no rows and replaces its key.
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MIGRATIONS_DIR } from "../../scripts/commands/lib/paths";
 import { DEMO_WINERY_ID, DEV_KEY_NAME, replaceSeedKey } from "../../scripts/commands/lib/seed-data";
+import { applyMigrations } from "../../scripts/local-db";
 import { createDatabase } from "../../src/db/client";
 import * as schema from "../../src/db/schema";
 import { UnauthenticatedError } from "../../src/lib/errors";
@@ -56,6 +62,99 @@ describe("npm run db:migrate", () => {
     expect(stderr.trim()).toBe(
       `db:migrate: cannot use DATABASE_URL (127.0.0.1:${stack.postgres.port}/no_such_db): database "no_such_db" does not exist (SQLSTATE 3D000)`,
     );
+  });
+});
+
+// The rows a migration changes are written before it: the migrations up to its predecessor from a
+// copy of drizzle/ whose journal ends there, then the whole folder, as a deploy applies it.
+async function migrateUpTo(url: string, lastTag: string) {
+  const folder = await mkdtemp(join(tmpdir(), "migrations-"));
+  try {
+    await cp(MIGRATIONS_DIR, folder, { recursive: true });
+    const path = join(folder, "meta", "_journal.json");
+    const journal = JSON.parse(await readFile(path, "utf8")) as { entries: { tag: string }[] };
+    const end = journal.entries.findIndex((entry) => entry.tag === lastTag);
+    expect(end).toBeGreaterThanOrEqual(0);
+    journal.entries = journal.entries.slice(0, end + 1);
+    await writeFile(path, JSON.stringify(journal));
+    await applyMigrations(url, folder);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+describe("migration 0013_orders_totals_members", () => {
+  it("gives the totals stored before all seven Totals members, keeping values, nulls and updated_at", async () => {
+    await query("create database totals_before");
+    const url = databaseUrl("totals_before");
+    await migrateUpTo(url, "0012_slot_key_deferrable");
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const [winery] = (
+        await client.query<{ id: string }>("insert into wineries (name) values ('W') returning id")
+      ).rows;
+      // As E1 stored them (the members sent), E19's WooCommerce mapping (five), and no totals.
+      const stored: [string, string | null][] = [
+        ["e1", '{"totalCents": 100, "discounts": {"__proto__": 1}}'],
+        [
+          "woo",
+          '{"subtotalCents": 1, "discountCents": 2, "shipmentCents": 3, "taxCents": 4, "totalCents": 5}',
+        ],
+        ["none", null],
+      ];
+      for (const [externalId, totals] of stored) {
+        await client.query(
+          `insert into orders (winery_id, plugin_tag, external_id, amount_cents, order_date, totals,
+             created_at, updated_at)
+           values ($1, 'shop', $2, 0, '2026-01-01', $3::jsonb, '2026-01-01T10:00:00.123Z',
+             '2026-01-02T10:00:00.456Z')`,
+          [winery?.id, externalId, totals],
+        );
+      }
+
+      expect(await applyMigrations(url, MIGRATIONS_DIR)).toContain("0013_orders_totals_members");
+
+      const { rows } = await client.query<{ id: string; totals: string | null; updated: string }>(
+        `select external_id as id, totals::text as totals,
+           to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') as updated
+         from orders order by external_id`,
+      );
+      const none = {
+        discountCents: null,
+        discounts: null,
+        extraMetadata: null,
+        shipmentCents: null,
+        subtotalCents: null,
+        taxCents: null,
+        totalCents: null,
+      };
+      expect(rows.map((row) => ({ ...row, totals: row.totals && JSON.parse(row.totals) }))).toEqual(
+        [
+          {
+            id: "e1",
+            totals: { ...none, totalCents: 100, discounts: JSON.parse('{"__proto__":1}') },
+            updated: "2026-01-02T10:00:00.456",
+          },
+          { id: "none", totals: null, updated: "2026-01-02T10:00:00.456" },
+          {
+            id: "woo",
+            totals: {
+              ...none,
+              subtotalCents: 1,
+              discountCents: 2,
+              shipmentCents: 3,
+              taxCents: 4,
+              totalCents: 5,
+            },
+            updated: "2026-01-02T10:00:00.456",
+          },
+        ],
+      );
+      expect(rows[0]?.totals).toContain('"discounts": {"__proto__": 1}');
+    } finally {
+      await client.end();
+    }
   });
 });
 

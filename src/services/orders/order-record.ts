@@ -1,5 +1,10 @@
 import type { orderItems, orders, salesChannels } from "../../db/schema";
-import { type ExternalOrder, type Order, orderAmount } from "../../schemas/orders";
+import {
+  type ExternalOrder,
+  type Order,
+  type OrderTotals,
+  orderAmount,
+} from "../../schemas/orders";
 
 type OrderRow = typeof orders.$inferSelect;
 type OrderInsert = typeof orders.$inferInsert;
@@ -20,6 +25,26 @@ export function orderAmountCents(input: ExternalOrder): number {
   const amount = orderAmount(input, { lineDiscounts: "trusted" });
   if (!amount.ok) throw new Error(`unvalidated order amount at ${amount.path.join(".")}`);
   return amount.cents;
+}
+
+/**
+ * The totals an order is stored with: the seven members of the interface's Totals, each present,
+ * null where the order did not give it; an order without totals keeps null. Every answer (E1, GET,
+ * E2, E20) gives the column as stored, built by Postgres in one statement, so the shape is made
+ * here, once, where E1 and E19 write (rows written before: migration 0013). The free-form
+ * discounts and extraMetadata are kept as sent.
+ */
+export function storedTotals(totals: ExternalOrder["totals"]): OrderTotals | null {
+  if (totals == null) return null;
+  return {
+    discountCents: totals.discountCents ?? null,
+    discounts: totals.discounts ?? null,
+    extraMetadata: totals.extraMetadata ?? null,
+    shipmentCents: totals.shipmentCents ?? null,
+    subtotalCents: totals.subtotalCents ?? null,
+    taxCents: totals.taxCents ?? null,
+    totalCents: totals.totalCents ?? null,
+  };
 }
 
 const todayUtc = () => new Date().toISOString().slice(0, 10);
@@ -63,7 +88,7 @@ export function orderValues(
     status: input.status ?? null,
     quantity: input.quantity ?? null,
     sourceSyncedAt: input.sourceSyncedAt ? new Date(input.sourceSyncedAt) : null,
-    totals: input.totals ?? null,
+    totals: storedTotals(input.totals),
   };
 }
 
@@ -130,7 +155,7 @@ export function toOrder(row: OrderWithItems): Order {
     status: row.status,
     quantity: row.quantity,
     sourceSyncedAt: row.sourceSyncedAt?.toISOString() ?? null,
-    totals: row.totals,
+    totals: row.totals as OrderTotals | null, // written by storedTotals
     items: items.map(({ orderId: _o, wineryId: _w, lineIndex: _l, ...item }) => item),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
