@@ -1,6 +1,7 @@
 /** npm run seed [-- --tenant <uuid>]: see USAGE. */
 import { parseArgs } from "node:util";
 import { parseCommandLine, runCommand, UsageError } from "./lib/cli";
+import { DEMO_WINERY_ID } from "./lib/demo-winery";
 
 const USAGE = `usage: npm run seed [-- --tenant <uuid>]
 
@@ -9,7 +10,12 @@ catalogue, experiences with slots, reservations) and prints, as one JSON object 
 wineryId, apiChannelKey, apiKey and the ids of demo rows (orderId, productId, reservationId,
 ...). Idempotent: a second run adds no rows. Each run issues a new API key and deletes the one
 the previous run issued (npm run dev's own key, and restarts of npm run dev, leave it alone).
-  --tenant <uuid>   an extra, empty winery with a channel and a key, to try tenancy by hand
+  --tenant <uuid>   an extra, empty winery with a channel (ch_<uuid without dashes>) and a key,
+                    to try tenancy by hand; again with the same uuid, a new key for it (the
+                    previous one stops working), its data left as it is. The demo winery's uuid
+                    (${DEMO_WINERY_ID}) and that of any existing winery not
+                    made by --tenant are refused, nothing written (a key for such a winery:
+                    npm run apikey)
 
 The database: DATABASE_URL when set, else the embedded PostgreSQL in DATA_DIR (.data), through
 the running npm run dev when it is up.`;
@@ -20,6 +26,10 @@ const { values } = parseCommandLine(USAGE, (args) => {
   const tenant = parsed.values.tenant;
   if (tenant !== undefined && !UUID.test(tenant))
     throw new UsageError(`--tenant must be a uuid, got "${tenant}"`);
+  if (tenant?.toLowerCase() === DEMO_WINERY_ID)
+    throw new UsageError(
+      `--tenant ${tenant} is the demo winery (npm run seed without --tenant seeds it); --tenant makes an extra, empty winery: choose another uuid`,
+    );
   return parsed;
 });
 

@@ -395,3 +395,69 @@ describe("the ids npm run seed prints", () => {
     expect(occupied?.n).toBeGreaterThan(0);
   });
 });
+
+describe("npm run seed -- --tenant", () => {
+  const tenant = (uuid: string) =>
+    runCommand("seed", ["--tenant", uuid], { DATABASE_URL: stack.postgres.connectionString });
+  const snapshot = () =>
+    query(
+      `select (select json_agg(w order by w.id) from (select id, name from wineries) w) as wineries,
+              (select json_agg(c order by c.winery_id, c.api_channel_key)
+                 from (select winery_id, api_channel_key from sales_channels) c) as channels,
+              (select json_agg(k order by k.id) from (select id, winery_id, name from api_keys) k) as keys`,
+    );
+
+  it("refuses the demo winery's uuid, in any letter case, writing nothing", async () => {
+    await seed();
+    const before = await snapshot();
+    for (const uuid of [DEMO_WINERY_ID, DEMO_WINERY_ID.toUpperCase()]) {
+      const { code, stdout, stderr } = await tenant(uuid);
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(new RegExp(`^--tenant ${uuid} is the demo winery`));
+      expect(stderr).toMatch(/\n\nusage:/);
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("refuses any other winery it did not create, writing nothing", async () => {
+    const other = crypto.randomUUID();
+    await query("insert into wineries (id, name) values ($1, 'Cantina Vera')", [other]);
+    const before = await snapshot();
+    const { code, stdout, stderr } = await tenant(other);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr.trim().split("\n").at(-1)).toBe(
+      `seed: winery ${other} (Cantina Vera) exists and was not created by --tenant; --tenant makes an extra, empty winery: choose a new uuid (a key for an existing winery: npm run apikey -- create --winery ${other} --name <label>)`,
+    );
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("creates an empty winery, and run again for it issues a new key, replacing its own", async () => {
+    const uuid = crypto.randomUUID();
+    const first = await tenant(uuid);
+    expect(first.code).toBe(0);
+    const created = JSON.parse(first.stdout.trim().split("\n").at(-1) ?? "");
+    expect(created).toEqual({
+      wineryId: uuid,
+      apiChannelKey: `ch_${uuid.replaceAll("-", "")}`,
+      apiKey: expect.stringMatching(/^wk_/),
+    });
+    expect(first.stderr).toContain(`winery ${uuid} (Winery ${uuid.slice(0, 8)}) with channel`);
+    const before = await snapshot();
+    const again = await tenant(uuid.toUpperCase());
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/the previous one no longer works/);
+    const renewed = JSON.parse(again.stdout.trim().split("\n").at(-1) ?? "");
+    expect({ ...renewed, apiKey: "" }).toEqual({ ...created, apiKey: "" });
+    const later = Date.now() + 60_000;
+    await expect(authenticate(http(), renewed.apiKey, later)).resolves.toMatchObject({
+      wineryId: uuid,
+    });
+    await expect(authenticate(http(), created.apiKey, later)).rejects.toBeInstanceOf(
+      UnauthenticatedError,
+    );
+    const after = await snapshot();
+    expect({ ...after[0], keys: undefined }).toEqual({ ...before[0], keys: undefined });
+  });
+});

@@ -6,16 +6,17 @@ import { and, eq, or, sql } from "drizzle-orm";
 import * as schema from "../../../src/db/schema";
 import { issueApiKey } from "../../../src/services/auth/api-keys";
 import { writeOrder } from "../../../src/services/orders/import-order";
+import { LocalDbError } from "../../local-db/errors";
 import { seedCatalogue } from "../../seed/catalogue";
 import { seedCommerce } from "../../seed/commerce";
 import { seedExperiences } from "../../seed/experiences";
 import { seedReservations } from "../../seed/reservations";
 import type { Db } from "./database";
+import { DEMO_CHANNEL_KEY, DEMO_WINERY_ID } from "./demo-winery";
 
 type Log = (line: string) => void;
 
-export const DEMO_WINERY_ID = "3f8a2c1e-5b7d-4e9f-a1c2-d4e5f6a7b8c9";
-export const DEMO_CHANNEL_KEY = "demo-webshop";
+export { DEMO_CHANNEL_KEY, DEMO_WINERY_ID };
 /**
  * The demo keys, one per command and winery: each command's new key replaces only its own last one,
  * so the key `npm run seed` printed keeps working across restarts of `npm run dev` (and the key a
@@ -325,10 +326,34 @@ export async function seedDemo(
   return { ...winery, apiKey, ...ids };
 }
 
-/** An extra, empty winery (with a channel and a key), for trying tenancy by hand. */
+/** The channel of a winery `seedTenant` created: how a later run knows the winery as its own. */
+const tenantChannelKey = (wineryId: string) => `ch_${wineryId.replaceAll("-", "")}`;
+
+/**
+ * An extra, empty winery (with a channel and a key), for trying tenancy by hand. Run again for a
+ * winery it created, it issues a new key (the previous one stops working) and leaves the rest as
+ * it is. Any other existing winery (the demo winery, one created by the API or by hand) is refused
+ * with nothing written: its name, channels and keys are not this command's to change.
+ */
 export async function seedTenant(db: Db, wineryId: string, log: Log): Promise<SeedResult> {
-  const apiChannelKey = `ch_${wineryId.replaceAll("-", "")}`;
-  await ensureWinery(db, wineryId, `Winery ${wineryId.slice(0, 8)}`, apiChannelKey, log);
+  const apiChannelKey = tenantChannelKey(wineryId);
+  const [existing] = await db
+    .select({ name: schema.wineries.name, channel: schema.salesChannels.apiChannelKey })
+    .from(schema.wineries)
+    .leftJoin(
+      schema.salesChannels,
+      and(
+        eq(schema.salesChannels.wineryId, schema.wineries.id),
+        eq(schema.salesChannels.apiChannelKey, apiChannelKey),
+      ),
+    )
+    .where(eq(schema.wineries.id, wineryId));
+  if (existing && existing.channel === null)
+    throw new LocalDbError(
+      `winery ${wineryId} (${existing.name}) exists and was not created by --tenant; --tenant makes an extra, empty winery: choose a new uuid (a key for an existing winery: npm run apikey -- create --winery ${wineryId} --name <label>)`,
+    );
+  const name = existing?.name ?? `Winery ${wineryId.slice(0, 8)}`;
+  await ensureWinery(db, wineryId, name, apiChannelKey, log);
   const apiKey = await replaceSeedKey(db, wineryId, SEED_KEY_NAME, (replaced) =>
     log(
       replaced
