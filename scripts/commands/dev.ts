@@ -1,5 +1,6 @@
 /** npm run dev: the whole local stack in one command; see USAGE. */
 import { parseCommandLine, runCommand, UsageError } from "./lib/cli";
+import { checkDevCanStart } from "./lib/dev-start";
 
 const USAGE = `usage: npm run dev
        PORT=8788 npm run dev      (another port for the API)
@@ -10,7 +11,8 @@ demo API key on every start, replacing dev's previous one; npm run seed's key ke
 wrangler dev on http://127.0.0.1:PORT/api. Ctrl-C stops it all.
 
 Environment:
-  PORT          the API's port (8787); refused at once when something listens there
+  PORT          the API's port (8787); refused before anything starts when something listens
+                there, with a port that is free suggested instead
   DATA_DIR      local state: database, KV, the running stack's address (.data)
   DATABASE_URL  a Postgres server to use instead of the embedded one
   DB_PORT       the embedded PostgreSQL's port (a free one)
@@ -32,6 +34,9 @@ const { port, dbPort } = parseCommandLine(USAGE, (args) => {
 });
 
 runCommand("[dev] failed", async () => {
+  // The port first, before the stack's modules load: a port that is taken is refused in about a
+  // second, not after the several seconds those take.
+  await checkDevCanStart(port);
   // Loaded once the command line is checked, so --help and mistakes answer at once.
   const { runDev } = await import("./lib/run-dev");
   return runDev(port, dbPort);

@@ -94,20 +94,30 @@ describe("a DATABASE_URL that cannot be used is one line, exit 1, no stack trace
 });
 
 describe("npm run dev with its port taken", () => {
-  let server: Server;
+  // The port and the one after it, so that the suggestion must be probed, not port + 1.
+  const servers: Server[] = [];
   let port: number;
+  const listen = (server: Server, at: number) =>
+    new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(at, "127.0.0.1", () => resolve(true));
+    });
   beforeAll(async () => {
-    server = createServer((socket) => socket.end());
-    port = await new Promise<number>((resolve) =>
-      server.listen(0, "127.0.0.1", () => {
-        const addr = server.address();
-        resolve(typeof addr === "object" && addr ? addr.port : 0);
-      }),
-    );
+    for (;;) {
+      port = await freePort();
+      const pair = [createServer((s) => s.end()), createServer((s) => s.end())];
+      if ((await listen(pair[0] as Server, port)) && (await listen(pair[1] as Server, port + 1))) {
+        servers.push(...pair);
+        return;
+      }
+      for (const server of pair) server.close();
+    }
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() =>
+    Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())))),
+  );
 
-  it("refuses in one line naming the port and how to pick another, starting nothing", async () => {
+  it("refuses in one line naming the port and a free one to pick, starting nothing", async () => {
     const data = await tempDataDir();
     try {
       const { code, stdout, stderr } = await runCommand("dev", [], {
@@ -117,9 +127,17 @@ describe("npm run dev with its port taken", () => {
       });
       expect(code).toBe(1);
       expect(stdout).toBe("");
-      expect(stderr.trim()).toBe(
-        `[dev] failed: port ${port} is already in use; stop what listens there, or choose another port: PORT=${port + 1} npm run dev`,
+      const suggested = Number(
+        /^\[dev\] failed: port (\d+) is already in use; stop what listens there, or choose another port: PORT=(\d+) npm run dev \(free now\)$/.exec(
+          stderr.trim(),
+        )?.[2],
       );
+      expect(stderr).toContain(`port ${port} is already in use`);
+      expect(suggested).toBeGreaterThan(port + 1);
+      // It was free: nothing answers there, and it can be bound.
+      const probe = createServer();
+      expect(await listen(probe, suggested)).toBe(true);
+      probe.close();
       expect(existsSync(join(data.dir, "postgres"))).toBe(false); // no database was started
     } finally {
       await data.remove();

@@ -1,24 +1,17 @@
 // npm run dev's stack, started once scripts/commands/dev.ts has checked the command line.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../../src/db/schema";
-import {
-  applyMigrations,
-  LocalDbError,
-  portInUse,
-  startEmbeddedPostgres,
-  startNeonLocal,
-} from "../../local-db";
+import { applyMigrations, startEmbeddedPostgres, startNeonLocal } from "../../local-db";
 import { stopGroupWhenGone } from "../../local-db/group-watcher";
 import { DEV_INTEGRATIONS_KEY } from "../../seed/experiences";
 import { isStopping, onCleanup } from "./cli";
 import { assertReachable, checkDatabaseUrl, describeUrl } from "./database";
-import { readStackState, type StackState } from "./dev-stack";
+import type { StackState } from "./dev-stack";
 import { DATA_DIR, MIGRATIONS_DIR, POSTGRES_DIR, STACK_FILE, WRANGLER_STATE_DIR } from "./paths";
 import {
   DEMO_CHANNEL_KEY,
@@ -158,32 +151,10 @@ function startWrangler(args: string[]): ChildProcess {
 }
 
 /**
- * Waits up to `ms` for `port` to be free when a previous npm run dev on this DATA_DIR was killed
- * outright (its state file remains, its process is gone): its wrangler is being stopped by its
- * watcher (stopGroupWhenGone) and releases the port within a few seconds.
+ * The stack, once checkDevCanStart (dev-start.ts) has passed; resolves with the exit status once
+ * wrangler exits (the cleanups stop the rest).
  */
-async function portFreedByPreviousStack(port: number, ms: number): Promise<boolean> {
-  if (!existsSync(STACK_FILE) || readStackState()) return false;
-  log(`a previous npm run dev on ${DATA_DIR} was stopped outright; waiting for its server to go`);
-  for (const until = Date.now() + ms; Date.now() < until; ) {
-    await new Promise((r) => setTimeout(r, 250));
-    if (!(await portInUse(port))) return true;
-  }
-  return false;
-}
-
-/** The stack; resolves with the exit status once wrangler exits (the cleanups stop the rest). */
 export async function runDev(port: number, dbPort: number): Promise<number> {
-  // Before anything starts: with the port taken, the health check would reach the other server.
-  if ((await portInUse(port)) && !(await portFreedByPreviousStack(port, 10_000)))
-    throw new LocalDbError(
-      `port ${port} is already in use; stop what listens there, or choose another port: PORT=${port === 65535 ? 8788 : port + 1} npm run dev`,
-    );
-  const running = readStackState();
-  if (running)
-    throw new LocalDbError(
-      `a dev stack (pid ${running.pid}) is already running on ${DATA_DIR}; stop it, or set DATA_DIR`,
-    );
   await mkdir(DATA_DIR, { recursive: true });
   const connectionString = await prepareDatabase(dbPort);
   const neonLocal = await startNeonLocal({});
