@@ -14,6 +14,7 @@ import * as schema from "../../src/db/schema";
 import { UnauthenticatedError } from "../../src/lib/errors";
 import { authenticate } from "../../src/services/auth/authenticate";
 import { listProducts } from "../../src/services/catalogue/list-products";
+import { queryReservations } from "../../src/services/reservations/query-reservations";
 import { type LocalStack, runCommand, startLocalStack } from "./helpers";
 
 let stack: LocalStack;
@@ -222,6 +223,13 @@ describe("npm run seed, twice", () => {
     expect(afterFirst?.orders).toBeGreaterThan(0);
     const principal = await authenticate(http(), first.apiKey as string);
     expect(principal.wineryId).toBe(first.wineryId);
+    // Every contact it adds is reported: the 24 demo contacts, then the 6 guests of the demo
+    // reservations (E11 upserts a reservation's contacts), 30 in all.
+    expect(afterFirst?.contacts).toBe(30);
+    expect(lastSeedLog).toMatch(/^seed: contacts: 24 new, of the 24 demo contacts$/m);
+    expect(lastSeedLog).toMatch(
+      /^seed: reservations: 6 new, 6 in all; their guests: 6 new contacts, 30 contacts in all; \{/m,
+    );
     // The first key replaces none.
     expect(lastSeedLog).toMatch(/issued an API key for the demo winery\n/);
     expect(lastSeedLog).not.toMatch(/previous one/);
@@ -236,6 +244,10 @@ describe("npm run seed, twice", () => {
 
     const second = await seed();
     expect(lastSeedLog).toMatch(/the previous one of npm run seed no longer works/);
+    expect(lastSeedLog).toMatch(/^seed: contacts: 0 new, of the 24 demo contacts$/m);
+    expect(lastSeedLog).toMatch(
+      /^seed: reservations: 0 new, 6 in all; their guests: 0 new contacts, 30 contacts in all; \{/m,
+    );
     expect(
       await query<{ items: number; version: number }>(
         `select (select count(*)::int from commerce_session_items where session_id = $1) as items,
@@ -368,6 +380,50 @@ describe("the ids npm run seed prints", () => {
     expect(channels(activeOnly)).toBeLessThan(
       channels(plain.filter((p) => activeOnly.some((a) => a.id === p.id))),
     );
+  });
+
+  it("name reservations whose experience title E16 gives in the Lang asked for, from their own labels", async () => {
+    const labels = {
+      languagesPresent: ["ENGLISH", "ITALIAN"],
+      translations: [
+        { label: "Classic tasting", language: "ENGLISH", languageISO: "en" },
+        { label: "Degustazione classica", language: "ITALIAN", languageISO: "it" },
+      ],
+    };
+    const e16 = async (lang: string) => {
+      const docs: string[] = [];
+      const filter = { wineryId: ids.wineryId as string, ids: [ids.reservationId as string], lang };
+      for await (const batch of queryReservations(http(), filter)) docs.push(...batch);
+      return docs.map((doc) => JSON.parse(doc));
+    };
+    expect(await e16("it")).toEqual([
+      expect.objectContaining({
+        experienceTitleTranslations: labels,
+        experienceTitle: "Degustazione classica",
+      }),
+    ]);
+    expect((await e16("en"))[0]?.experienceTitle).toBe("Classic tasting");
+    // Each demo reservation carries its own experience's titles, as E11 stored them.
+    const unlike = () =>
+      query<{ id: string }>(
+        `select r.id from reservations r join experiences e
+           on e.winery_id = r.winery_id and e.id = r.experience_id
+         where r.winery_id = $1 and (r.experience_title_translations is null
+           or (select jsonb_object_agg(t->>'languageISO', t->>'label')
+               from jsonb_array_elements(r.experience_title_translations->'translations') t)
+              <> e.title_translations)`,
+        [ids.wineryId],
+      );
+    expect(await unlike()).toEqual([]);
+    // A database seeded before they had labels gets them, and no rows, from the next run.
+    await query("update reservations set experience_title_translations = null");
+    const [before] = await query("select count(*)::int as n from reservations");
+    await seed();
+    expect(lastSeedLog).toMatch(
+      /reservations: 0 new, 6 in all, 6 given their experience's title labels;/,
+    );
+    expect(await query("select count(*)::int as n from reservations")).toEqual([before]);
+    expect(await unlike()).toEqual([]);
   });
 
   it("give a refundable reservation on experienceId and a free slot of it", async () => {

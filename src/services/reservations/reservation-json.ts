@@ -51,7 +51,7 @@ const refundedAt = sql`(select ${utc("max(rf.created_at)")} from reservation_ref
   where rf.winery_id = r.winery_id and rf.reservation_id = r.id)`;
 
 /** The ISO 639-1 code of each LabelTranslations `language` value. */
-const LANGUAGE_ISO: Record<(typeof LANGUAGES)[number], string> = {
+export const LANGUAGE_ISO: Record<(typeof LANGUAGES)[number], string> = {
   SPANISH: "es",
   FRENCH: "fr",
   BULGARIAN: "bg",
