@@ -33,11 +33,15 @@ const { port, dbPort } = parseCommandLine(USAGE, (args) => {
   return { port, dbPort };
 });
 
-runCommand("[dev] failed", async () => {
-  // The port first, before the stack's modules load: a port that is taken is refused in about a
-  // second, not after the several seconds those take.
-  await checkDevCanStart(port);
-  // Loaded once the command line is checked, so --help and mistakes answer at once.
-  const { runDev } = await import("./lib/run-dev");
-  return runDev(port, dbPort);
-});
+runCommand(
+  "[dev] failed",
+  async () => {
+    // The port first, before the stack's modules load: a port that is taken is refused in about a
+    // second, not after the several seconds those take.
+    await checkDevCanStart(port);
+    // Loaded once the command line is checked, so --help and mistakes answer at once.
+    const { runDev } = await import("./lib/run-dev");
+    return runDev(port, dbPort);
+  },
+  { stopping: "[dev] stopping...", stopped: "[dev] stopped" },
+);

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/local-db";
-import { runCommand, STACK_FRAME, tempDataDir } from "./helpers";
+import { runCommand, STACK_FRAME, spawnCommand, tempDataDir } from "./helpers";
 
 const COMMANDS = ["dev", "seed", "apikey", "migrate"];
 
@@ -149,6 +149,44 @@ describe("npm run dev with its port taken", () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/^PORT must be a port number \(1-65535\), got "eighty"/);
   });
+});
+
+describe("npm run dev stopped with Ctrl-C", () => {
+  it("says that it stops, and that it has stopped once everything it started is gone", async () => {
+    const data = await tempDataDir();
+    const dev = spawnCommand("dev", [], {
+      PORT: String(await freePort()),
+      DATA_DIR: data.dir,
+      DATABASE_URL: undefined,
+    });
+    let stdout = "";
+    let stderr = "";
+    dev.stdout?.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    dev.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => dev.once("exit", resolve));
+    try {
+      for (const until = Date.now() + 120_000; !/\[dev\] ready in/.test(stdout); ) {
+        if (Date.now() > until || dev.exitCode !== null)
+          throw new Error(`no ready line:\n${stdout}${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(stdout).not.toContain("[dev] stopping");
+      process.kill(-(dev.pid as number), "SIGINT"); // the terminal's Ctrl-C: the whole group
+      expect(await exited).toBe(130);
+      const after = stdout.slice(stdout.indexOf("[dev] ready in"));
+      expect(after).toMatch(/\n\[dev\] stopping\.\.\.\n(.*\n)*\[dev\] stopped\n$/);
+      // Everything it started is gone: the embedded PostgreSQL and the state file.
+      expect(existsSync(join(data.dir, "postgres", "postmaster.pid"))).toBe(false);
+      expect(existsSync(join(data.dir, "dev-stack.json"))).toBe(false);
+    } finally {
+      if (dev.exitCode === null) process.kill(-(dev.pid as number), "SIGKILL");
+      await data.remove();
+    }
+  }, 180_000);
 });
 
 describe("npm run dev's wrangler environment", () => {

@@ -1,6 +1,6 @@
 // Shared by the Node-side tests: running the operator commands as a user would, and a local
 // stack (throwaway embedded PostgreSQL, migrated, behind the Neon stand-ins).
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -43,6 +43,25 @@ export function runCommand(
         done({ code, stdout, stderr });
       },
     );
+  });
+}
+
+/**
+ * Starts `scripts/commands/<name>.ts` as runCommand does, without waiting for it: in a process
+ * group of its own, so that `process.kill(-child.pid, "SIGINT")` is Ctrl-C in its terminal.
+ */
+export function spawnCommand(
+  name: string,
+  args: string[] = [],
+  env: Record<string, string | undefined> = {},
+): ChildProcess {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, DEBUG: undefined, ...env };
+  for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
+  return spawn(TSX, [join(ROOT, "scripts", "commands", `${name}.ts`), ...args], {
+    cwd: ROOT,
+    env: childEnv,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
   });
 }
 

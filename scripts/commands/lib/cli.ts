@@ -70,15 +70,29 @@ let stopping = false;
  */
 export const isStopping = (): boolean => stopping;
 
+/** Lines a long-running command prints when a signal (Ctrl-C) stops it. */
+export interface SignalLines {
+  /** As it starts stopping. */
+  stopping: string;
+  /** Once everything it started has stopped. */
+  stopped: string;
+}
+
 /**
  * Runs a command: a signal (Ctrl-C) or a failure runs the cleanups (stopping the embedded
  * PostgreSQL among them) before the process exits. `main` resolves with the exit status.
  */
-export function runCommand(name: string, main: () => Promise<number | undefined>): void {
-  const stop = async (code: number) => {
+export function runCommand(
+  name: string,
+  main: () => Promise<number | undefined>,
+  onSignal?: SignalLines,
+): void {
+  const stop = async (code: number, signalled = false) => {
     if (stopping) return;
     stopping = true;
+    if (signalled && onSignal) console.log(onSignal.stopping);
     await runCleanups();
+    if (signalled && onSignal) console.log(onSignal.stopped);
     process.exit(code);
   };
   const signals: [NodeJS.Signals, number][] = [
@@ -86,7 +100,7 @@ export function runCommand(name: string, main: () => Promise<number | undefined>
     ["SIGTERM", 143],
     ["SIGHUP", 129],
   ];
-  for (const [signal, code] of signals) process.on(signal, () => void stop(code));
+  for (const [signal, code] of signals) process.on(signal, () => void stop(code, true));
   main().then(
     (code) => stop(code ?? 0),
     (err: unknown) => {
