@@ -170,7 +170,7 @@ async function seed() {
   return JSON.parse(last) as Record<string, unknown>;
 }
 
-const http = () =>
+const database = () =>
   createDatabase(
     {
       DATABASE_URL: stack.postgres.connectionString,
@@ -178,7 +178,8 @@ const http = () =>
       NEON_WS_PROXY: stack.neon.wsProxy,
     },
     () => {},
-  ).http;
+  );
+const http = () => database().http;
 
 describe("npm run seed, twice", () => {
   const counts = () =>
@@ -393,7 +394,7 @@ describe("the ids npm run seed prints", () => {
     const e16 = async (lang: string) => {
       const docs: string[] = [];
       const filter = { wineryId: ids.wineryId as string, ids: [ids.reservationId as string], lang };
-      for await (const batch of queryReservations(http(), filter)) docs.push(...batch);
+      for await (const batch of queryReservations(database(), filter)) docs.push(...batch);
       return docs.map((doc) => JSON.parse(doc));
     };
     expect(await e16("it")).toEqual([
