@@ -1,9 +1,10 @@
 import { type SQL, sql } from "drizzle-orm";
 
 /**
- * The Order document (the one wire shape of E1, GET, E2 and E20; see toOrder in order-record.ts),
- * built by Postgres as JSON text for E20's pages: the Worker passes the text through instead of
- * parsing every order and item into objects and serialising them again. Keys in toOrder's order;
+ * The Order document (the one wire shape of E1, GET, E2 and E20: OrderSchema in
+ * src/schemas/orders.ts), built by Postgres as JSON text for E20's pages: the Worker passes the
+ * text through instead of parsing every order and item into objects and serialising them again.
+ * Keys in OrderSchema's order;
  * jsonb members come out as Postgres writes jsonb text (the same values, other whitespace).
  */
 
@@ -105,10 +106,10 @@ export function orderDocumentWhere(where: SQL): SQL {
 
 /**
  * The order `$1` of the winery `$2` as one json value, `order` (ORDER_DOCUMENT; no row when there
- * is none): the read-back of the writes answering one Order. The driver parses the json into the
- * values toOrder maps from the row (bigint and float8 as numbers, jsonb members as parsed JSON,
- * timestamps of millisecond precision as ISO instants in UTC), so the answer serialises to the
- * same bytes as toOrder's, without drizzle's relational query or the mapping.
+ * is none): the read-back of the writes answering one Order. The driver parses the json into
+ * OrderSchema's values (bigint and float8 as numbers, jsonb members as parsed JSON, timestamps of
+ * millisecond precision as ISO instants in UTC), without drizzle's relational query or a mapping
+ * of the row in the Worker.
  */
 export const ORDER_BY_ID_SQL = `select ${ORDER_DOCUMENT} as "order"
 from orders o left join sales_channels ch on ch.id = o.channel_id

@@ -1,20 +1,8 @@
-import type { orderItems, orders, salesChannels } from "../../db/schema";
-import {
-  type ExternalOrder,
-  type Order,
-  type OrderTotals,
-  orderAmount,
-} from "../../schemas/orders";
+import type { orderItems, orders } from "../../db/schema";
+import { type ExternalOrder, type OrderTotals, orderAmount } from "../../schemas/orders";
 
-type OrderRow = typeof orders.$inferSelect;
 type OrderInsert = typeof orders.$inferInsert;
-type ItemRow = typeof orderItems.$inferSelect;
 type ItemInsert = typeof orderItems.$inferInsert;
-
-export type OrderWithItems = OrderRow & {
-  items: ItemRow[];
-  channel: Pick<typeof salesChannels.$inferSelect, "apiChannelKey"> | null;
-};
 
 /**
  * The amount paid (see orderAmount). A client's order was validated by the route's schema; a
@@ -114,50 +102,4 @@ export function itemValues(input: ExternalOrder, wineryId: string): ItemValues[]
     unitPriceCents: item.unitPriceCents ?? null,
     vatPercentage: item.vatPercentage ?? null,
   }));
-}
-
-/** The one wire shape of an order: E1, GET, E2 and E20 all answer it. */
-export function toOrder(row: OrderWithItems): Order {
-  const items = [...row.items].sort((a, b) => a.lineIndex - b.lineIndex);
-  return {
-    id: row.id,
-    externalId: row.externalId,
-    channel: row.channel?.apiChannelKey ?? null,
-    tagName: row.pluginTag,
-    sourceExternal:
-      row.sourceExternalId !== null || row.sourceExternalType !== null
-        ? { id: row.sourceExternalId ?? "", type: row.sourceExternalType ?? "" }
-        : null,
-    address: row.address,
-    addressName: row.addressName,
-    city: row.city,
-    countryIso: row.countryIso,
-    province: row.province,
-    region: row.region,
-    zipcode: row.zipcode,
-    amountCents: row.amountCents,
-    amountDiscountCents: row.amountDiscountCents,
-    amountExciseDutyCents: row.amountExciseDutyCents,
-    amountVatCents: row.amountVatCents,
-    amountShipmentCents: row.amountShipmentCents,
-    amountVatPercentage: row.amountVatPercentage,
-    buyerEmail: row.buyerEmail,
-    buyerFirstname: row.buyerFirstname,
-    buyerLastname: row.buyerLastname,
-    buyerPhone: row.buyerPhone,
-    date: row.orderDate,
-    extraMetadata: row.extraMetadata,
-    userMetadata: row.userMetadata,
-    marketingManual: row.marketingManual,
-    notes: row.notes,
-    paymentMethod: row.paymentMethod,
-    schemaVersion: row.schemaVersion,
-    status: row.status,
-    quantity: row.quantity,
-    sourceSyncedAt: row.sourceSyncedAt?.toISOString() ?? null,
-    totals: row.totals as OrderTotals | null, // written by storedTotals
-    items: items.map(({ orderId: _o, wineryId: _w, lineIndex: _l, ...item }) => item),
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
 }
