@@ -57,7 +57,10 @@ const LANGUAGE_OF = new Map(
   Object.entries(LANGUAGE_ISO).map(([language, iso]) => [iso, language as Language]),
 );
 
-/** An experience's titleTranslations ({"en": "Classic tasting", ...}) as E11's LabelTranslations. */
+/**
+ * An experience's titleTranslations ({"en": "Classic tasting", ...}) as E11's LabelTranslations,
+ * every member of the interface's present (labelKey null: the titles have no key of their own).
+ */
 function titleLabels(titles: Record<string, string> | null): LabelTranslations | undefined {
   if (!titles) return undefined;
   const translations = Object.entries(titles).map(([iso, label]) => ({
@@ -66,7 +69,7 @@ function titleLabels(titles: Record<string, string> | null): LabelTranslations |
     languageISO: iso,
   }));
   const languagesPresent = translations.flatMap((t) => (t.language ? [t.language] : []));
-  return { languagesPresent, translations };
+  return { labelKey: null, languagesPresent, translations };
 }
 
 export interface SeededReservations {

@@ -385,6 +385,7 @@ describe("the ids npm run seed prints", () => {
 
   it("name reservations whose experience title E16 gives in the Lang asked for, from their own labels", async () => {
     const labels = {
+      labelKey: null,
       languagesPresent: ["ENGLISH", "ITALIAN"],
       translations: [
         { label: "Classic tasting", language: "ENGLISH", languageISO: "en" },
