@@ -10,6 +10,8 @@ import {
   Uuid,
 } from "./common";
 import { StoredContactFlags } from "./contacts";
+import { LabelTranslationsSchema } from "./experience-parts";
+import { QuestionAnswerSchema } from "./reservations";
 import { LocalTimeOutSchema } from "./slots";
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
@@ -74,10 +76,11 @@ const ReservationFields = z.object({
   paymentCurrency: nullable(z.string()),
   optionalData: NullableFreeObject,
   otherData: NullableFreeObject,
-  additionalQuestionAnswers: z.array(FreeObject),
+  // As E11 stored them: the members sent, of the input's types.
+  additionalQuestionAnswers: z.array(QuestionAnswerSchema),
   experiencePriceExtras: z.array(z.object(priceItemOut)),
   experiencePriceLabels: z.array(z.object({ ...priceItemOut, islabel1: nullable(z.boolean()) })),
-  experienceTitleTranslations: NullableFreeObject,
+  experienceTitleTranslations: LabelTranslationsSchema.or(z.null()),
   experienceTitle: nullable(z.string()).openapi({
     description:
       "The experience's title in the requested language (E16 Lang/lang; E11 the reservation's languageIso), falling back to the reservation's language, then English, then any title.",

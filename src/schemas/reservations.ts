@@ -97,12 +97,14 @@ export const ReservationPriceLabelSchema = z
   .object({ ...priceItemFields, islabel1: opt(z.boolean()) })
   .openapi("ReservationPriceLabel");
 
-const AnswerSchema = z.object({
-  answerType: opt(text(100)),
-  freeText: opt(text(10_000)),
-  questionId: opt(Uuid),
-  selectedOptionIds: opt(list(Int64)),
-});
+export const QuestionAnswerSchema = z
+  .object({
+    answerType: opt(text(100)),
+    freeText: opt(text(10_000)),
+    questionId: opt(Uuid),
+    selectedOptionIds: opt(list(Int64)),
+  })
+  .openapi("QuestionAnswer");
 
 export const ReservationInputSchema = z
   .object({
@@ -132,7 +134,7 @@ export const ReservationInputSchema = z
     paymentCurrency: opt(text(10)),
     createdAt: opt(StoredLocalDateTime),
     updatedAt: opt(StoredLocalDateTime),
-    additionalQuestionAnswers: opt(list(AnswerSchema)),
+    additionalQuestionAnswers: opt(list(QuestionAnswerSchema)),
     experiencePriceExtras: opt(list(ReservationPriceExtraSchema)),
     experiencePriceLabels: opt(list(ReservationPriceLabelSchema)),
     experienceTitleTranslations: opt(LabelTranslationsSchema),
