@@ -88,8 +88,13 @@ export const ProductFileSchema = FreeObject.openapi("ProductFile", {
 });
 
 const productFields = {
-  productId: Uuid.nullable(),
-  variantMasterId: Uuid.nullable(),
+  productId: Uuid.nullable().openapi({
+    description: "Stored as given: a reference the service does not resolve or check.",
+  }),
+  variantMasterId: Uuid.nullable().openapi({
+    description:
+      "Stored as given: a reference the service does not resolve or check (not required to name a product of this winery).",
+  }),
   fiscalNatureId: Uuid.nullable(),
   pointOfSaleSuiteId: Uuid.nullable(),
   status: ShortText.nullable(),
