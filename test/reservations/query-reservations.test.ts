@@ -299,6 +299,40 @@ describe("E16: one snapshot per answer", () => {
   });
 });
 
+describe("E16: the first statement", () => {
+  /** The statement queryReservations sends first for the tenant's 4 reservations, by batches of `batchSize`. */
+  async function firstStatement(batchSize: number): Promise<RawStatement> {
+    let sent: RawStatement | undefined;
+    const recorder = {
+      $client: {
+        query: async (text: string, parameters: unknown[]) => {
+          sent ??= [text, parameters];
+          return [];
+        },
+      },
+    } as unknown as HttpDb;
+    await queryReservationsOf(
+      { http: recorder } as Database,
+      { wineryId: tenant.wineryId },
+      batchSize,
+    ).next();
+    if (!sent) throw new Error("queryReservations sent no statement");
+    return sent;
+  }
+
+  it("builds one document only when more match than a batch holds (they are read again from the snapshot)", async () => {
+    const [rows = []] = await rawBatch(testDb(), [await firstStatement(3)]);
+    expect(rows.map((row) => row.matched)).toEqual([4]);
+    expect(idOf(rows[0]?.doc as string)).toBe(ids.b);
+  });
+
+  it("answers every document, in order, when the answer fits one batch", async () => {
+    const [rows = []] = await rawBatch(testDb(), [await firstStatement(4)]);
+    expect(rows.map((row) => row.matched)).toEqual([4, 4, 4, 4]);
+    expect(rows.map((row) => idOf(row.doc as string))).toEqual([ids.b, ids.a, ids.c, ids.d]);
+  });
+});
+
 describe("E16: indexes", () => {
   it.each([
     ["no filter", {}],

@@ -23,39 +23,55 @@ export interface ReservationFilter {
 
 type Cursor = { date: string; time: string; id: string };
 
-const QUERY_PARAMS = [
-  "wineryId",
-  "lang",
-  "startTime",
-  "endTime",
-  "ids",
-  "states",
-  "afterDate",
-  "afterTime",
-  "afterId",
-  "batchSize",
-] as const;
+const FILTER_PARAMS = ["wineryId", "lang", "startTime", "endTime", "ids", "states"] as const;
+const BATCH_PARAMS = [...FILTER_PARAMS, "afterDate", "afterTime", "afterId", "batchSize"] as const;
+const WHOLE_PARAMS = [...FILTER_PARAMS, "batchSize"] as const;
 
 /**
- * One keyset batch of the filtered reservations, of fixed text whatever the filter, rendered once
- * per isolate (renderedOnce: drizzle rendering this statement took about a fifth of E16's Worker
- * CPU). A filter left out is a null parameter, and its condition `$n is null or ...` folds away
- * when Postgres plans the statement for its values (Neon's unnamed statements, and the local
- * endpoint's with plan_cache_mode=force_custom_plan, are planned per call), so the winery's
- * (date, time, id) index still serves the ranges and the keyset.
+ * The filter's condition on `reservations r`, of fixed text whatever the filter. A filter left out
+ * is a null parameter, and its condition `$n is null or ...` folds away when Postgres plans the
+ * statement for its values (Neon's unnamed statements, and the local endpoint's with
+ * plan_cache_mode=force_custom_plan, are planned per call), so the winery's (date, time, id)
+ * index still serves the ranges and the keyset.
  */
-const renderedBatch = renderedOnce(QUERY_PARAMS, (m) => {
-  const where = sql`r.winery_id = ${m.wineryId}
+const filterCondition = (m: Record<(typeof FILTER_PARAMS)[number], string>) =>
+  sql`r.winery_id = ${m.wineryId}
     and (${m.startTime}::date is null or r.date >= ${m.startTime}::date)
     and (${m.endTime}::date is null or r.date <= ${m.endTime}::date)
     and (${m.ids}::uuid[] is null or r.id = any(${m.ids}::uuid[]))
-    and (${m.states}::text[] is null or lower(r.state) = any(${m.states}::text[]))
+    and (${m.states}::text[] is null or lower(r.state) = any(${m.states}::text[]))`;
+
+/**
+ * One keyset batch of the filtered reservations (after the cursor, when there is one), rendered
+ * once per isolate (renderedOnce: drizzle rendering this statement took about a fifth of E16's
+ * Worker CPU).
+ */
+const renderedBatch = renderedOnce(BATCH_PARAMS, (m) => {
+  const where = sql`${filterCondition(m)}
     and (${m.afterDate}::date is null
       or (r.date, r.time, r.id) > (${m.afterDate}::date, ${m.afterTime}::time, ${m.afterId}::uuid))`;
   return sql`
     select b.date::text as date, b.time::text as time, b.id::text as id,
       ${RESERVATION_DOCUMENT} as doc
     from ${reservationRows(m.lang, where, sql`order by r.date, r.time, r.id limit ${m.batchSize}`)}
+    order by b.date, b.time, b.id`;
+});
+
+/**
+ * The whole answer when it fits in one batch: how many rows match, counted up to `batchSize + 1`
+ * (`matched`, the same on every row: an init plan, counted once on the winery's index before any
+ * document), and their documents, built as a batch's are. When more match than a batch holds,
+ * only the first row's document is built (a LIMIT of 1): the answer is read again from the
+ * snapshot, and `matched` says so.
+ */
+const renderedWhole = renderedOnce(WHOLE_PARAMS, (m) => {
+  const matched = sql.raw("(select n from c)");
+  const limit = sql`limit case when ${matched} <= ${m.batchSize} then ${m.batchSize}::int else 1 end`;
+  return sql`
+    with c as (select count(*)::int as n from (select from reservations r
+      where ${filterCondition(m)} limit ${m.batchSize}::int + 1) x)
+    select ${matched} as matched, ${RESERVATION_DOCUMENT} as doc
+    from ${reservationRows(m.lang, filterCondition(m), sql`order by r.date, r.time, r.id ${limit}`)}
     order by b.date, b.time, b.id`;
 });
 
@@ -85,7 +101,7 @@ function filterValues(filter: ReservationFilter) {
  *
  * Every answer is one state of the data. An answer of up to `batchSize` reservations is one
  * statement over HTTP (one round trip: most calls), a snapshot of its own. When more match, that
- * statement's rows are dropped unsent and the whole answer is read again, batch after batch, in
+ * statement builds one document only, and the whole answer is read again, batch after batch, in
  * one `REPEATABLE READ READ ONLY` transaction (db.snapshot: one WebSocket session). Batches sent as
  * statements of their own each saw the data as it was then: a reservation that E11 moved to
  * another date between two of them was answered twice or not at all (an outside audit: 19 of 30
@@ -128,21 +144,20 @@ async function readBatch(
 
 /**
  * The documents of the whole answer when it fits in one batch (one statement over HTTP, which
- * asks for one row more than a batch, so an answer of exactly `batchSize` is known whole too);
- * undefined when more match: its rows are dropped here, so memory holds one batch throughout.
+ * counts up to one row more than a batch, so an answer of exactly `batchSize` is known whole too);
+ * undefined when more match, after building one document (renderedWhole).
  */
 async function wholeAnswer(
   db: HttpDb,
   values: FilterValues,
   batchSize: number,
 ): Promise<string[] | undefined> {
-  const rows = await readBatch(
-    (text, parameters) => rawQuery(db, text, parameters),
-    values,
-    undefined,
-    batchSize + 1,
-  );
-  return rows.length <= batchSize ? rows.map((row) => row.doc) : undefined;
+  const rows = (await rawQuery(db, ...renderedWhole({ ...values, batchSize }))) as {
+    matched: number;
+    doc: string;
+  }[];
+  if ((rows[0]?.matched ?? 0) > batchSize) return undefined;
+  return rows.map((row) => row.doc);
 }
 
 /** Every batch of the answer, from the start, each read by `query` (one snapshot's session). */
