@@ -303,6 +303,41 @@ describe("E9: occupied and manually modified slots", () => {
     expect(await slotState(slotId)).toMatchObject({ date: day, extraData: { b: 2 } });
   });
 
+  it("a call that empties a slot's external occupants and then deletes or moves it is no conflict, as the same two changes in two calls are none", async () => {
+    const { slots } = await season(3);
+    const [a = "", b = "", c = ""] = slots.map((slot) => slot.id as string);
+    const [day] = nextWeekDays("FRIDAY", 1);
+    await actOk([
+      { action: "UPDATE", slotId: a, newOccupantsCount: 3 },
+      { action: "UPDATE", slotId: b, newOccupantsCount: 3 },
+      { action: "UPDATE", slotId: c, newOccupantsCount: 3 },
+    ]);
+    // Still occupied: deleted or moved without emptying it first.
+    await expectProblem(await act([{ action: "DELETE", slotId: a }]), 409, "CONFLICT");
+    await expectProblem(await act([{ action: "UPDATE", slotId: b, newDay: day }]), 409, "CONFLICT");
+    // Emptied, then deleted; emptied and moved in one request; a move, then emptied.
+    const record = await actOk([
+      { action: "UPDATE", slotId: a, newOccupantsCount: 0 },
+      { action: "DELETE", slotId: a },
+      { action: "UPDATE", slotId: b, newOccupantsCount: 0, newDay: day },
+      { action: "UPDATE", slotId: c, newTime: "15:00" },
+      { action: "UPDATE", slotId: c, newOccupantsCount: 0 },
+    ]);
+    expect(record.slotActions.deleted.map((slot) => slot.id)).toEqual([a]);
+    expect(await slotState(b)).toMatchObject({ date: day, externalOccupants: 0 });
+    expect(await slotState(c)).toMatchObject({ time: "15:00:00", externalOccupants: 0 });
+    // Reservations are never emptied by a call: a slot holding them still conflicts.
+    await occupy(c, 2);
+    await expectProblem(
+      await act([
+        { action: "UPDATE", slotId: c, newOccupantsCount: 0 },
+        { action: "DELETE", slotId: c },
+      ]),
+      409,
+      "CONFLICT",
+    );
+  });
+
   it("the document declares the 409 of E9 and of the experience save as SlotConflictProblem", async () => {
     const doc = (await (await api("/openapi.json")).json()) as {
       paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;

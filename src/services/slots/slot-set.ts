@@ -30,7 +30,13 @@ export const occupantsOf = (slot: SlotState) => slot.reservedCount + slot.extern
 export interface SlotDiff {
   create: SlotState[];
   update: { before: SlotState; after: SlotState }[];
+  /** The deleted slots as read. */
   delete: SlotState[];
+  /**
+   * A deleted slot's state when it was deleted, where earlier requests of the call changed it (its
+   * occupants emptied first: see changeConflict). Absent: as read.
+   */
+  deletedAs?: ReadonlyMap<string, SlotState>;
 }
 
 export type ConflictReason =
@@ -114,6 +120,8 @@ export class SlotSet {
   private readonly order: string[] = [];
   /** The ids of each series (its first slot's id: parentSlotId, or its own), in `order`. */
   private readonly bySeries = new Map<string, string[]>();
+  /** Each deleted slot's state when it was deleted. */
+  private readonly deletedAs = new Map<string, SlotState>();
 
   constructor(rows: SlotState[]) {
     for (const row of rows) {
@@ -189,10 +197,11 @@ export class SlotSet {
     if (!slot) return;
     this.current.delete(id);
     this.byKey.delete(keyOf(slot));
+    this.deletedAs.set(id, slot);
   }
 
   diff(): SlotDiff {
-    const diff: SlotDiff = { create: [], update: [], delete: [] };
+    const diff: SlotDiff = { create: [], update: [], delete: [], deletedAs: this.deletedAs };
     for (const id of this.order) {
       const before = this.original.get(id);
       const after = this.current.get(id);
@@ -208,6 +217,10 @@ export class SlotSet {
 export function changedSlotFields(before: SlotState, after: SlotState): SlotField[] {
   return SLOT_FIELDS.filter((field) => !sameValue(before[field], after[field]));
 }
+
+/** The occupants of `before` still on the slot as `last` (see changeConflict). */
+const displaced = (before: SlotState, last: SlotState) =>
+  before.reservedCount + Math.min(before.externalOccupants, last.externalOccupants);
 
 /** The conflict `slot` is in, for `reason`. */
 export const conflictOf = (slot: SlotState, reason: ConflictReason): SlotConflict => ({
@@ -225,7 +238,7 @@ export const conflictOf = (slot: SlotState, reason: ConflictReason): SlotConflic
 export function findConflicts(diff: SlotDiff): SlotConflict[] {
   const conflicts: SlotConflict[] = [];
   for (const slot of diff.delete) {
-    const reason = changeConflict(slot, undefined);
+    const reason = changeConflict(slot, undefined, diff.deletedAs?.get(slot.id));
     if (reason) conflicts.push(conflictOf(slot, reason));
   }
   for (const { before, after } of diff.update) {
@@ -243,16 +256,26 @@ export function findConflicts(diff: SlotDiff): SlotConflict[] {
 /**
  * The conflict a change of one slot makes, if any (`undefined` for a slot absent before or after):
  * an occupied slot deleted or moved, or one left with more occupants than maxParties by that
- * change (its maxParties lowered or its occupants raised).
+ * change (its maxParties lowered or its occupants raised). `deletedAs`: a deleted slot's state when
+ * it was deleted (earlier requests of the call may have changed it), else `before`.
+ *
+ * Occupied means occupants the change displaces: the slot's reservations, and its external
+ * occupants unless the same call emptied them (the least of their count before and after, so a
+ * call that sets newOccupantsCount 0 and deletes or moves the slot is no conflict, as the same
+ * two changes in two calls are none; one that moves an empty slot and then fills it neither).
  */
 export function changeConflict(
   before: SlotState | undefined,
   after: SlotState | undefined,
+  deletedAs: SlotState | undefined = before,
 ): ConflictReason | undefined {
-  if (!after) return before && occupantsOf(before) > 0 ? "DELETES_OCCUPIED_SLOT" : undefined;
+  if (!after)
+    return before && deletedAs && displaced(before, deletedAs) > 0
+      ? "DELETES_OCCUPIED_SLOT"
+      : undefined;
   const overfull = occupantsOf(after) > after.maxParties;
   if (!before) return overfull ? "BELOW_OCCUPANTS" : undefined;
-  if (occupantsOf(before) > 0 && (before.date !== after.date || before.time !== after.time))
+  if (displaced(before, after) > 0 && (before.date !== after.date || before.time !== after.time))
     return "MOVES_OCCUPIED_SLOT";
   if (
     overfull &&
