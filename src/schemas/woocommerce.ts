@@ -220,6 +220,15 @@ export const WooCommerceOrderSchema = z
     int32(grossDiscount(order), ["discount_tax"], "with discount_total");
     const subtotal = order.line_items.reduce((total, line) => total + grossSubtotal(line), 0);
     int32(subtotal, ["line_items"], "the lines' subtotals with their tax");
+    // The mapped order's quantity is their sum: int64 within the safe-integer range (decisions.md).
+    const quantity = order.line_items.reduce((total, line) => total + line.quantity, 0);
+    if (!Number.isSafeInteger(quantity)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["line_items"],
+        message: `the lines' quantities must add up to at most ${Number.MAX_SAFE_INTEGER} (the order's quantity is their sum)`,
+      });
+    }
   });
 
 export type WooCommerceOrder = z.infer<typeof WooCommerceOrderSchema>;

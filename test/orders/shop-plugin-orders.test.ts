@@ -551,6 +551,25 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
       }),
     ],
     [
+      // The order's quantity is the lines' sum: each fits the safe-integer range, the sum does not.
+      "line_items",
+      (d: ReturnType<typeof wooOrder>) => ({
+        ...d,
+        line_items: [1, 2].map((id) => ({
+          ...d.line_items[0],
+          id,
+          quantity: id === 1 ? Number.MAX_SAFE_INTEGER : 2,
+          price: "0.00",
+          subtotal: "0.00",
+          subtotal_tax: "0.00",
+          total: "0.00",
+          total_tax: "0.00",
+        })),
+        total: "0.00",
+        total_tax: "0.00",
+      }),
+    ],
+    [
       "billing.country",
       (d: ReturnType<typeof wooOrder>) => ({ ...d, billing: { ...d.billing, country: "Italy" } }),
     ],
