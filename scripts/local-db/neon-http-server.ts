@@ -170,6 +170,25 @@ function errorBody(err: unknown): ErrorBody {
 /** Connections per pool (two pools per database: poolFor). */
 export const POOL_SIZE = 12;
 
+/**
+ * How long a pooled connection may take to start: as long as the Worker gives a session of its
+ * own (CONNECT_TIMEOUT_MS, src/db/client.ts). A server that accepts connections and starts none (a
+ * stopped postmaster whose sessions still run) then fails the request 08006, and the Worker answers
+ * 503, while the requests on connections already open go on; waiting for a free pooled connection
+ * under load is bounded by the pool's connectTimeoutMs instead.
+ */
+export const SESSION_START_TIMEOUT_MS = 2_000;
+
+/** A pooled connection whose start is bounded by SESSION_START_TIMEOUT_MS. */
+class PooledClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super({
+      ...(typeof config === "string" ? { connectionString: config } : config),
+      connectionTimeoutMillis: SESSION_START_TIMEOUT_MS,
+    });
+  }
+}
+
 export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<NeonHttpServer> {
   const { stats } = opts;
   const host = opts.host ?? "127.0.0.1";
@@ -209,6 +228,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     let pool = pools.get(key);
     if (!pool) {
       pool = new pg.Pool({
+        Client: PooledClient,
         connectionString: database,
         application_name: "neon-local-http",
         options: [

@@ -14,7 +14,7 @@ import {
   type EmbeddedPostgres,
   startEmbeddedPostgres,
 } from "../../scripts/local-db/embedded-postgres";
-import { POOL_SIZE } from "../../scripts/local-db/neon-http-server";
+import { POOL_SIZE, SESSION_START_TIMEOUT_MS } from "../../scripts/local-db/neon-http-server";
 
 let postgres: EmbeddedPostgres;
 let neon: NeonLocal;
@@ -85,6 +85,45 @@ describe("a request whose caller went away while PostgreSQL was stopped", () => 
     const { rows } = await query(`select count(*)::int from marks where tag = '${tag}'`);
     expect(rows).toEqual([["0"]]);
   });
+});
+
+// A stopped postmaster whose sessions still run: requests on pooled connections go on, so the
+// Worker's liveness check finds a working database, and a request that needs a new connection waits
+// on the endpoint. It must fail in about the time the Worker gives a session (503), not hang.
+describe("a server that accepts connections and starts none", () => {
+  it("fails a request that needs a new pooled connection 08006 within the session start-up bound", async () => {
+    const database = `fresh_${crypto.randomUUID().replaceAll("-", "")}`;
+    const admin = new pg.Client({ connectionString: postgres.connectionString });
+    await admin.connect();
+    await admin.query(`create database ${database}`).finally(() => admin.end());
+    const url = new URL(postgres.connectionString);
+    url.pathname = `/${database}`;
+    const pid = Number(
+      readFileSync(join(postgres.dataDir, "postmaster.pid"), "utf8").split("\n")[0],
+    );
+    process.kill(pid, "SIGSTOP");
+    let answer: Response;
+    try {
+      // No pooled connection to that database yet: the endpoint opens one, which never starts.
+      answer = await fetch(neon.httpEndpoint, {
+        method: "POST",
+        headers: { "Neon-Connection-String": url.toString() },
+        body: JSON.stringify({ query: "select 1", params: [] }),
+        // Twice SESSION_START_TIMEOUT_MS: the pool's own bound (10 s) is far past it.
+        signal: AbortSignal.timeout(2 * SESSION_START_TIMEOUT_MS),
+      });
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    expect(((await answer.json()) as { code?: string }).code).toBe("08006");
+    // The server serves that database once it starts connections again.
+    const again = await fetch(neon.httpEndpoint, {
+      method: "POST",
+      headers: { "Neon-Connection-String": url.toString() },
+      body: JSON.stringify({ query: "select 1", params: [] }),
+    });
+    expect(again.status, await again.clone().text()).toBe(200);
+  }, 30_000);
 });
 
 // The Worker's liveness probe asks whether the server answers at all (src/db/client.ts): queued
