@@ -155,6 +155,22 @@ describe("E11: errors", () => {
     expect((await slotState(target.slotId)).reservedCount).toBe(3);
   });
 
+  it.each(["NEW", "null"])(
+    "an overfilling reservation created with path %s is 409 naming the slot and no reservation (its id was never stored)",
+    async (path) => {
+      const target = await experienceWithSlot(tenant, "2027-06-08", 2);
+      await importOk(tenant, "NEW", reservationBody(target, { guestCountTotal: 2 }));
+      const problem = await expectProblem(
+        await putReservation(tenant, path, reservationBody(target, { guestCountTotal: 1 })),
+        409,
+        "CONFLICT",
+      );
+      expect(problem).toMatchObject({ slotId: target.slotId, reservationId: null });
+      expect(problem.detail).toContain("the new reservation");
+      expect((await slotState(target.slotId)).reservedCount).toBe(2);
+    },
+  );
+
   it("growing a reservation past the slot's room is 409 and keeps the stored one", async () => {
     const target = await experienceWithSlot(tenant, "2027-06-06", 4);
     const id = crypto.randomUUID();

@@ -15,7 +15,7 @@ import type { ReservationInput } from "../../schemas/reservations";
 import { contactUpsertStatement } from "../contacts/upsert-contact";
 import { importInOneRequest } from "./import-in-one-request";
 import { reservationDocumentStatement } from "./reservation-json";
-import { followSeats, lockExperiencesStatement } from "./reservation-seats";
+import { followSeats, lockExperiencesStatement, SlotFullError } from "./reservation-seats";
 import { priceItemRows, reservationValues } from "./reservation-values";
 
 /** The path values of E11 that create a reservation with a new id. */
@@ -186,10 +186,19 @@ export async function importReservation(
   pathId: string,
   input: ReservationInput,
 ): Promise<Reservation> {
-  const id = NEW_RESERVATION_PATHS.includes(pathId) ? crypto.randomUUID() : pathId.toLowerCase();
-  const reservation =
-    (await importInOneRequest(db.http, wineryId, id, input)) ??
-    (await retryOnDeadlock(() => importInTransaction(db, wineryId, id, input)));
+  const generated = NEW_RESERVATION_PATHS.includes(pathId);
+  const id = generated ? crypto.randomUUID() : pathId.toLowerCase();
+  let reservation: Reservation;
+  try {
+    reservation =
+      (await importInOneRequest(db.http, wineryId, id, input)) ??
+      (await retryOnDeadlock(() => importInTransaction(db, wineryId, id, input)));
+  } catch (error) {
+    // The id this call chose was never stored: the conflict names no reservation.
+    if (generated && error instanceof SlotFullError)
+      throw new SlotFullError(error.slotId, null, error.seats);
+    throw error;
+  }
   return {
     ...reservation,
     ...(input.closeSlots != null && { closeSlots: input.closeSlots }),

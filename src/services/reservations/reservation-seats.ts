@@ -14,12 +14,20 @@ export interface SlotSwitch {
   open: boolean;
 }
 
-/** 409 CONFLICT: the slot has no room for the reservation's guests. */
+/**
+ * 409 CONFLICT: the slot has no room for the reservation's guests. `reservationId` null: a
+ * reservation E11 was creating under an id of its own (path `NEW` or `null`), which was never
+ * stored, so naming it would send the caller looking for nothing.
+ */
 export class SlotFullError extends AppError {
-  constructor(slotId: string, reservationId: string, seats: number) {
+  constructor(
+    readonly slotId: string,
+    reservationId: string | null,
+    readonly seats: number,
+  ) {
     super(
       "CONFLICT",
-      `Slot ${slotId} has no room for the ${seats} guest(s) of reservation ${reservationId} (or was deleted meanwhile); nothing was written.`,
+      `Slot ${slotId} has no room for the ${seats} guest(s) of ${reservationId === null ? "the new reservation" : `reservation ${reservationId}`} (or was deleted meanwhile); nothing was written.`,
       { extensions: { slotId, reservationId } },
     );
   }
