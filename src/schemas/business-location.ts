@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CalendarDate, DateTime, Int64, NullableFreeObject, ownKeysRecord } from "./common";
-import { SlotSchema } from "./slots";
+import { LocalTimeOutSchema, SlotSchema } from "./slots";
 
 const TextMap = ownKeysRecord(z.string(), z.string()).nullable();
 const text = z.string().nullable();
@@ -17,7 +17,7 @@ export const SlotActionsReportSchema = z
         slotId: z.guid().nullable(),
         experienceId: z.guid(),
         date: CalendarDate,
-        time: z.string(),
+        time: LocalTimeOutSchema,
         reason: z.enum(["ALREADY_EXISTS", "MANUALLY_MODIFIED"]),
       }),
     ),

@@ -113,10 +113,15 @@ describe("E9 POST /v2/availabilities/actions: happy", () => {
     ]);
     expect(again.slotActions.created).toEqual([]);
     expect(again.slotActions.skipped).toEqual([
-      expect.objectContaining({
+      {
+        requestIndex: 0,
         slotId: first.slotActions.created[0]?.id,
+        experienceId: experience.id,
+        date: day,
+        // A LocalTime object, as the answer's slots have it.
+        time: { hour: 18, minute: 0, second: 0, nano: 0 },
         reason: "ALREADY_EXISTS",
-      }),
+      },
     ]);
   });
 

@@ -5,7 +5,7 @@ import type { SlotActionRequest, SlotActionsCommand } from "../../schemas/slot-a
 import { WEEK_DAYS } from "../../schemas/slots";
 import { openBusinessLocation, RECORD_SQL } from "../wineries/read-business-location";
 import { MAX_SLOTS_PER_CALL } from "./limits";
-import { type ExperienceDefaults, planSlotActions } from "./plan-slot-actions";
+import { type ExperienceDefaults, planSlotActions, skippedAnswer } from "./plan-slot-actions";
 import { toSlot } from "./slot-rows";
 import { SLOT_FIELDS, type SlotField, type SlotState, sameValue } from "./slot-set";
 
@@ -260,7 +260,7 @@ export async function createSlotsInOneRequest(
       }),
       updated: [],
       deleted: [],
-      skipped: plan.skipped,
+      skipped: skippedAnswer(plan.skipped),
     }),
   ];
 }

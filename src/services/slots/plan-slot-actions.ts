@@ -8,6 +8,7 @@
 import { eachDay, weekDayOf } from "../../lib/calendar";
 import { AppError, type FieldError, NotFoundError, ValidationError } from "../../lib/errors";
 import type { SlotActionRequest } from "../../schemas/slot-actions";
+import { localTime } from "../../schemas/slots";
 import { MAX_SLOTS_PER_CALL } from "./limits";
 import { SlotConflictError, slotConflictMembers } from "./slot-conflict-error";
 import {
@@ -35,9 +36,14 @@ export interface SkippedSlot {
   slotId: string | null;
   experienceId: string;
   date: string;
+  /** "HH:MM:SS". */
   time: string;
   reason: "ALREADY_EXISTS" | "MANUALLY_MODIFIED";
 }
+
+/** The skipped slots as the answer reports them: time a LocalTime object, as its slots have it. */
+export const skippedAnswer = (skipped: SkippedSlot[]) =>
+  skipped.map((slot) => ({ ...slot, time: localTime(slot.time) }));
 
 export interface SlotActionsPlan {
   dryRun: boolean;

@@ -7,7 +7,7 @@ import type { BusinessLocation } from "../../schemas/business-location";
 import type { SlotActionsCommand } from "../../schemas/slot-actions";
 import { openBusinessLocation, readBusinessLocationRow } from "../wineries/read-business-location";
 import { createSlotsInOneRequest, onlyPlainCreates } from "./create-slots-in-one-request";
-import { planSlotActions } from "./plan-slot-actions";
+import { planSlotActions, skippedAnswer } from "./plan-slot-actions";
 import { rethrowSlotKeyViolation } from "./slot-conflict-error";
 import {
   type SlotRow,
@@ -131,7 +131,7 @@ export async function runSlotActionsInTransaction(
           created: diff.create.map((s) => toSlot(s, stamped(s.id))),
           updated: diff.update.map(({ after }) => toSlot(after, stamped(after.id))),
           deleted: diff.delete.map((s) => toSlot(s, stamped(s.id))),
-          skipped: plan.skipped,
+          skipped: skippedAnswer(plan.skipped),
         }),
       ];
     });
