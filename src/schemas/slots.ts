@@ -12,8 +12,10 @@ const LocalTimeObject = z.object({
 });
 
 /**
- * Java's LocalTime: the object form of the interface, or the "HH:MM[:SS]" string Jackson writes by
- * default. Either becomes "HH:MM:SS", the form Postgres `time` columns take and give back.
+ * Java's LocalTime: the object form of the interface, or the "HH:MM[:SS[.fraction]]" string
+ * Jackson writes (LocalTime.toString: a fraction of zeros, "10:00:00.000", is a whole second and
+ * taken; another is refused as the object's nano is). Either becomes "HH:MM:SS", the form Postgres
+ * `time` columns take and give back.
  */
 export const LocalTimeSchema = z
   .union([
@@ -21,18 +23,20 @@ export const LocalTimeSchema = z
     z
       .string()
       .regex(
-        /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/,
+        /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?$/,
         "must be HH:MM or HH:MM:SS, hours 00-23, minutes and seconds 00-59",
-      ),
+      )
+      .refine((t) => !/\.\d*[1-9]/.test(t), "must be whole seconds: slots start at whole seconds"),
   ])
   .transform((t) => (typeof t === "string" ? toClock(t) : fromParts(t.hour, t.minute, t.second)))
   .openapi("LocalTime", {
-    description: 'An object {hour, minute, second, nano} or a string "HH:MM[:SS]".',
+    description:
+      'An object {hour, minute, second, nano} or a string "HH:MM[:SS]" (a fraction of zeros, "HH:MM:SS.000", is taken as the whole second).',
   });
 
 const pad = (n: number) => String(n).padStart(2, "0");
 const fromParts = (h: number, m: number, s = 0) => `${pad(h)}:${pad(m)}:${pad(s)}`;
-const toClock = (t: string) => (t.length === 5 ? `${t}:00` : t);
+const toClock = (t: string) => (t.length === 5 ? `${t}:00` : t.slice(0, 8));
 
 export const LocalTimeOutSchema = z
   .object({ hour: Int32, minute: Int32, second: Int32, nano: Int32 })

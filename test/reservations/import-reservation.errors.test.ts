@@ -120,6 +120,7 @@ describe("E11: errors", () => {
     ["a fractional paidTotalCents", { paidTotalCents: 10.5 }, "paidTotalCents"],
     ["closeSlots and openSlots", { closeSlots: true, openSlots: true }, "openSlots"],
     ["a time with nanos", { time: { hour: 10, minute: 0, nano: 5 } }, "time.nano"],
+    ["a time string with a fraction of a second", { time: "15:00:00.5" }, "time"],
   ])("%s is 400 naming the field", async (_, extra, path) => {
     const target = await experienceWithSlot(tenant);
     const problem = await expectProblem(
@@ -128,6 +129,16 @@ describe("E11: errors", () => {
       "VALIDATION_ERROR",
     );
     expect(problem.errors?.map((e) => e.path)).toContain(path);
+  });
+
+  it("takes a time string with a fraction of zeros (Jackson's LocalTime) as the whole second", async () => {
+    const target = await experienceWithSlot(tenant, "2027-06-09");
+    const reservation = await importOk(
+      tenant,
+      "NEW",
+      reservationBody({ ...target, time: "15:00:00.000" }, { guestCountTotal: 1 }),
+    );
+    expect(reservation).toMatchObject({ time: "15:00:00", slotId: target.slotId });
   });
 
   it("an overfilling reservation is 409 naming the slot and the reservation, writing nothing", async () => {
