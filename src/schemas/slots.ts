@@ -22,11 +22,11 @@ export const LocalTimeSchema = z
     LocalTimeObject,
     z
       .string()
+      // The pattern is the rule the document states: a fraction of zeros only.
       .regex(
-        /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?$/,
-        "must be HH:MM or HH:MM:SS, hours 00-23, minutes and seconds 00-59",
-      )
-      .refine((t) => !/\.\d*[1-9]/.test(t), "must be whole seconds: slots start at whole seconds"),
+        /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.0{1,9})?)?$/,
+        "must be HH:MM or HH:MM:SS, hours 00-23, minutes and seconds 00-59 (a fraction only of zeros: slots start at whole seconds)",
+      ),
   ])
   .transform((t) => (typeof t === "string" ? toClock(t) : fromParts(t.hour, t.minute, t.second)))
   .openapi("LocalTime", {

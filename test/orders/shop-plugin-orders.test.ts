@@ -439,6 +439,19 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
     });
   });
 
+  /** The order with two lines (ids 1 and 2), each its first line with `fields(id)`. */
+  const twoLines = (d: ReturnType<typeof wooOrder>, fields: (id: number) => object) => ({
+    ...d,
+    line_items: [1, 2].map((id) => ({ ...d.line_items[0], id, ...fields(id) })),
+  });
+  const FREE_LINE = {
+    price: "0.00",
+    subtotal: "0.00",
+    subtotal_tax: "0.00",
+    total: "0.00",
+    total_tax: "0.00",
+  };
+
   it("takes a VAT equal to the amount (a net total of 0), WooCommerce or ExternalOrder", async () => {
     const woo = { id: wooOrder().id, total: "1.00", total_tax: "1.00", line_items: [] };
     const wooStored = await getOrder(await createdId(await postDocument(woo)));
@@ -536,11 +549,8 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
     ],
     [
       "line_items",
-      (d: ReturnType<typeof wooOrder>) => ({
-        ...d,
-        line_items: [1, 2].map((id) => ({
-          ...d.line_items[0],
-          id,
+      (d: ReturnType<typeof wooOrder>) =>
+        twoLines(d, () => ({
           subtotal: "21474836.47",
           subtotal_tax: "0",
           total: "21474836.47",
@@ -548,22 +558,14 @@ describe("E19 POST /v2/shopplugin/orders: errors", () => {
           price: 21474836.47,
           quantity: 1,
         })),
-      }),
     ],
     [
       // The order's quantity is the lines' sum: each fits the safe-integer range, the sum does not.
       "line_items",
       (d: ReturnType<typeof wooOrder>) => ({
-        ...d,
-        line_items: [1, 2].map((id) => ({
-          ...d.line_items[0],
-          id,
+        ...twoLines(d, (id) => ({
+          ...FREE_LINE,
           quantity: id === 1 ? Number.MAX_SAFE_INTEGER : 2,
-          price: "0.00",
-          subtotal: "0.00",
-          subtotal_tax: "0.00",
-          total: "0.00",
-          total_tax: "0.00",
         })),
         total: "0.00",
         total_tax: "0.00",
