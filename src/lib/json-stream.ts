@@ -22,7 +22,7 @@ export async function streamJsonArray(
   onAbort: (error: unknown) => void = () => {},
 ): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder();
-  let next = await batches.next();
+  let next: Promise<IteratorResult<string[]>> = Promise.resolve(await batches.next());
   let separator = "[";
 
   return new ReadableStream<Uint8Array>({
@@ -30,14 +30,15 @@ export async function streamJsonArray(
     // response would hang. So empty batches are skipped here, not passed on as empty chunks.
     async pull(controller) {
       try {
-        while (!next.done && next.value.length === 0) next = await batches.next();
-        if (next.done) {
+        let batch = await next;
+        while (!batch.done && batch.value.length === 0) batch = await batches.next();
+        if (batch.done) {
           controller.enqueue(encoder.encode(separator === "[" ? "[]" : "]"));
           controller.close();
           return;
         }
         let chunk = "";
-        for (const doc of next.value) {
+        for (const doc of batch.value) {
           if (chunk.length > 0 && chunk.length + doc.length >= STREAM_CHUNK_CHARS) {
             controller.enqueue(encoder.encode(chunk));
             chunk = "";
@@ -46,7 +47,13 @@ export async function streamJsonArray(
           separator = ",";
         }
         if (chunk !== "") controller.enqueue(encoder.encode(chunk));
-        next = await batches.next();
+        // The next batch is read while this one goes out, and awaited by the next pull, which comes
+        // once this batch's chunks have left the queue: an error discards the chunks still queued,
+        // so a failure of the next batch awaited here dropped this whole batch, and a body that
+        // fails before its first byte is the runtime's 500 (text, no X-Request-Id), not the cut
+        // 200 the routes document (an outside audit, killing Postgres under E16 reads).
+        next = batches.next();
+        next.catch(() => {}); // handled by the next pull's await
       } catch (error) {
         onAbort(error);
         controller.error(new Error(STREAM_ABORTED_MESSAGE));

@@ -63,4 +63,26 @@ describe("streamJsonArray", () => {
     expect((failure as Error).message).toBe(STREAM_ABORTED_MESSAGE);
     expect(aborted).toEqual([cause]);
   });
+
+  it("sends the whole of a batch before the failure of the next one cuts the stream", async () => {
+    const doc = JSON.stringify({ padding: "x".repeat(1000) });
+    const batch = Array.from({ length: 200 }, () => doc);
+    async function* failingAfterOne(): AsyncGenerator<string[]> {
+      yield batch;
+      throw new Error("database down");
+    }
+    const reader = (await streamJsonArray(failingAfterOne())).getReader();
+    const decoder = new TextDecoder();
+    let received = "";
+    const failure = await (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return undefined;
+        received += decoder.decode(value);
+      }
+    })().catch((error: unknown) => error);
+    expect((failure as Error).message).toBe(STREAM_ABORTED_MESSAGE);
+    // Many chunks: none of them discarded by the failure that followed.
+    expect(received).toBe(`[${batch.join(",")}`);
+  });
 });
