@@ -139,7 +139,8 @@ describe("toProblem", () => {
     expect(errorsOf("25:00")).toEqual([
       {
         path: "requests[0].time",
-        message: "must be HH:MM or HH:MM:SS, hours 00-23, minutes and seconds 00-59",
+        message:
+          "must be HH:MM or HH:MM:SS, hours 00-23, minutes and seconds 00-59 (a fraction only of zeros: slots start at whole seconds)",
       },
     ]);
     expect(errorsOf(7)).toEqual([
