@@ -124,20 +124,15 @@ function reservationFields(lang: string | null): SQL {
 }
 
 /**
- * The document of every reservation row passing `where` (on `reservations r`, or on `from`: rows
- * of the reservations table named `r`, joined to its experience `e`), as a derived table `b` of the
- * keyset columns (date, time, id) and the fields (`fields`, jsonb); `tail` orders and limits it. A
- * derived table with a LIMIT or OFFSET is never pulled up into the outer query, so the fields are
- * built once per row even though the document uses them twice (see RESERVATION_DOCUMENT).
+ * The document of every reservation row passing `where` (on `reservations r`, joined to its
+ * experience `e`), as a derived table `b` of the keyset columns (date, time, id) and the fields
+ * (`fields`, jsonb); `tail` orders and limits it. A derived table with a LIMIT or OFFSET is never
+ * pulled up into the outer query, so the fields are built once per row even though the document
+ * uses them twice (see RESERVATION_DOCUMENT).
  */
-export function reservationRows(
-  lang: string | null,
-  where: SQL,
-  tail: SQL,
-  from: SQL = sql`reservations r`,
-): SQL {
+export function reservationRows(lang: string | null, where: SQL, tail: SQL): SQL {
   return sql`(select r.date, r.time, r.id, ${reservationFields(lang)} as fields
-    from ${from}
+    from reservations r
     left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id
     where ${where}
     ${tail}) b`;
