@@ -62,8 +62,14 @@ export async function startNeonLocal(opts: {
   const stats = createStats();
   const faults = opts.faultInjection ? createFaults() : undefined;
   const common = { host, stats, ...(faults && { faults }), ...(opts.log && { log: opts.log }) };
-  const http = await startNeonHttpServer({ ...common, port: opts.httpPort ?? 0 });
-  let relay: Awaited<ReturnType<typeof startWsRelay>>;
+  // Whichever of the two sees a server refuse a session because it is shutting down tells the
+  // other: a smart shutdown waits for every session, both pools' idle ones included.
+  let relay: Awaited<ReturnType<typeof startWsRelay>> | undefined;
+  const http = await startNeonHttpServer({
+    ...common,
+    port: opts.httpPort ?? 0,
+    onShuttingDown: (target) => relay?.serverShuttingDown(target.host, target.port),
+  });
   try {
     relay = await startWsRelay({
       ...common,
@@ -74,14 +80,15 @@ export async function startNeonLocal(opts: {
     await http.close();
     throw err;
   }
+  const started = relay;
   const base = `http://${hostForUrl(host)}:${http.port}`;
   return {
     httpEndpoint: `${base}/sql`,
-    wsProxy: `${hostForUrl(host)}:${relay.port}`,
+    wsProxy: `${hostForUrl(host)}:${started.port}`,
     statsUrl: `${base}/__stats`,
     faultsUrl: faults && `${base}/__faults`,
     async close() {
-      await Promise.all([http.close(), relay.close()]);
+      await Promise.all([http.close(), started.close()]);
     },
   };
 }

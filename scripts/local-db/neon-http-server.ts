@@ -75,6 +75,11 @@ export interface NeonHttpServerOptions {
    */
   connectTimeoutMs?: number;
   log?: (msg: string) => void;
+  /**
+   * A session of the endpoint's own to `target` was refused because the server is shutting down
+   * (57P03): the WebSocket relay's pooled connections to it must close too (WsRelay).
+   */
+  onShuttingDown?: (target: { host: string; port: number }) => void;
 }
 
 export interface NeonHttpServer {
@@ -258,7 +263,10 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
    */
   function retirePools(refused: pg.Pool): void {
     const found = [...pools].find(([, pool]) => pool === refused)?.[0];
-    if (found !== undefined) retireDatabase(found.slice(found.indexOf(" ") + 1));
+    if (found === undefined) return;
+    const database = found.slice(found.indexOf(" ") + 1);
+    retireDatabase(database);
+    opts.onShuttingDown?.(databaseTarget(database));
   }
 
   function retireDatabase(database: string): void {
@@ -668,9 +676,8 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     serverShuttingDown(targetHost, targetPort) {
       const databases = new Set([...pools.keys()].map((key) => key.slice(key.indexOf(" ") + 1)));
       for (const database of databases) {
-        const url = new URL(database);
-        const sameHost = url.hostname.replace(/^\[(.*)\]$/, "$1") === targetHost;
-        if (sameHost && Number(url.port || 5432) === targetPort) retireDatabase(database);
+        const { host, port } = databaseTarget(database);
+        if (host === targetHost && port === targetPort) retireDatabase(database);
       }
     },
     async close() {
@@ -681,4 +688,10 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       await closed;
     },
   };
+}
+
+/** The server a connection string names, as the driver gives it to the relay (address=host:port). */
+function databaseTarget(database: string): { host: string; port: number } {
+  const url = new URL(database);
+  return { host: url.hostname.replace(/^\[(.*)\]$/, "$1"), port: Number(url.port || 5432) };
 }

@@ -2,7 +2,7 @@
 // The driver's Pool/Client (neonConfig.wsProxy) speaks the Postgres wire protocol through it.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { createRequire } from "node:module";
-import { connect, isIPv4, type Socket } from "node:net";
+import { isIPv4 } from "node:net";
 import type { Duplex } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RawData, WebSocket, WebSocketServer as WebSocketServerClass } from "ws";
@@ -15,6 +15,7 @@ import {
   startupMessage,
   startupParameters,
 } from "./pg-wire";
+import { type Backend, BackendPool } from "./relay-backends";
 import { IDLE_IN_TRANSACTION_OPTION } from "./session-settings";
 import type { Stats } from "./stats";
 
@@ -30,8 +31,12 @@ export interface WsRelayOptions {
   stats: Stats;
   /** Faults set by tests through the HTTP endpoint's POST /__faults (see faults.ts). */
   faults?: Faults;
-  /** Concurrent sessions to one database; further ones wait for a free slot (default 64). */
+  /**
+   * Postgres connections to one server, in use or idle; sessions past it wait for one (default 64).
+   */
   maxSessionsPerTarget?: number;
+  /** How long a pooled connection may stay idle before it is closed (default 10 s). */
+  idleTimeoutMs?: number;
   log?: (msg: string) => void;
   /**
    * A session to `target` was refused because the server is shutting down (57P03): a smart
@@ -44,6 +49,11 @@ export interface WsRelayOptions {
 export interface WsRelay {
   host: string;
   port: number;
+  /**
+   * The server at host:port refuses new sessions because it is shutting down, as the SQL endpoint
+   * saw it: the relay's idle connections to it close now, those in use when their session ends.
+   */
+  serverShuttingDown(host: string, port: number): void;
   close(): Promise<void>;
 }
 
@@ -66,41 +76,73 @@ function toBuffer(data: RawData): Buffer {
   return data;
 }
 
-/** The SQLSTATE field of an ErrorResponse refusing a session during a shutdown. */
-const SHUTTING_DOWN = Buffer.from("C57P03\0", "latin1");
+/** What the relay does with one chunk of the client's bytes (ClientStream.fromClient). */
+interface ClientChunk {
+  /** The bytes to pass on to Postgres (without the start-up message, and without a Terminate). */
+  forward: Buffer;
+  /** The start-up message completed by this chunk, with IDLE_IN_TRANSACTION_OPTION added. */
+  startup?: Buffer;
+  /** The client ended its session (Terminate). */
+  terminate: boolean;
+  /** Part of that Terminate came in an earlier chunk and was passed on: Postgres ends the session. */
+  terminatePassed: boolean;
+  /** Queries completed (a simple Query, a Sync ending an extended query, a FunctionCall). */
+  queries: number;
+}
 
 /**
  * Follows the client-to-server byte stream, and says what to pass on of each chunk:
- * - the StartupMessage gets IDLE_IN_TRANSACTION_OPTION added to its `options`, so that a relayed
- *   session idle in a transaction is ended by Postgres as the SQL endpoint's are (session-settings).
- *   Bytes are held back until the whole message is there;
- * - the Terminate message ('X'): the driver does not close its WebSocket after pool.end() (it sends
- *   Terminate and leaves the socket open), so the relay must end the session itself. Following the
- *   framing avoids mistaking 'X\0\0\0\x04' inside a parameter for a Terminate;
- * - the queries the chunk completes (a simple Query, or the Sync that ends an extended query),
- *   which is what fault injection counts and cuts at.
+ * - the StartupMessage, held back until whole, with IDLE_IN_TRANSACTION_OPTION added to its
+ *   `options`, so that a relayed session idle in a transaction is ended by Postgres as the SQL
+ *   endpoint's are (session-settings). The relay picks the session's connection by it: a pooled
+ *   one started with the same message, or a new one that it starts;
+ * - the Terminate message ('X'): the driver does not close its WebSocket after pool.end() (it
+ *   sends Terminate and leaves the socket open), so the relay ends the session itself, and keeps
+ *   the connection for another session. Following the framing avoids mistaking 'X\0\0\0\x04'
+ *   inside a parameter for a Terminate;
+ * - the queries the chunk completes, which fault injection counts and cuts at, and which the
+ *   connection awaits a ReadyForQuery for;
+ * - whether the stream stands between two messages, every extended query synced (`clean`): only
+ *   then may the connection serve another session.
  * After an accepted SSLRequest the stream is TLS: stop following, pass everything on as it is.
  */
 class ClientStream {
   private reader = new MessageReader({ untyped: true });
   private state: "startup" | "awaitSslAnswer" | "typed" | "opaque" = "startup";
-  /** The server has answered the start-up message (fromServer looks at that answer only). */
-  private answered = false;
+  /** An extended query (Parse, Bind, Execute...) has been sent and not yet ended by a Sync. */
+  private unsynced = false;
 
-  /** Feeds client bytes: what to pass on, whether a Terminate was seen, the queries completed. */
-  fromClient(chunk: Buffer): { forward: Buffer; terminate: boolean; queries: number } {
-    const seen = { forward: chunk, terminate: false, queries: 0 };
+  get clean(): boolean {
+    return this.state === "typed" && !this.unsynced && this.reader.buffered === 0;
+  }
+
+  fromClient(chunk: Buffer): ClientChunk {
+    const seen: ClientChunk = {
+      forward: chunk,
+      terminate: false,
+      terminatePassed: false,
+      queries: 0,
+    };
     if (this.state === "opaque" || this.state === "awaitSslAnswer") return seen;
     this.reader.push(chunk);
     if (this.state === "startup") {
-      const { forward, typed } = this.startup();
-      seen.forward = forward;
-      if (!typed) return seen;
+      const { packet, rest, typed } = this.startup();
+      if (!typed) return { ...seen, forward: packet ? Buffer.concat([packet, rest]) : rest };
+      seen.startup = packet;
+      seen.forward = rest;
     }
+    const input = seen.forward;
     try {
       for (let m = this.reader.next(); m; m = this.reader.next()) {
-        if (m.type === "X") return { ...seen, terminate: true };
-        if (m.type === "Q" || m.type === "S") seen.queries++;
+        if (m.type === "X") {
+          const at = input.length - this.reader.buffered - m.bytes.length;
+          this.reader.drain(); // whatever follows a Terminate is never sent
+          if (at >= 0) return { ...seen, forward: input.subarray(0, at), terminate: true };
+          return { ...seen, terminate: true, terminatePassed: true };
+        }
+        if (m.type === "Q" || m.type === "S" || m.type === "F") seen.queries++;
+        if (m.type === "S") this.unsynced = false;
+        else if (m.type !== "Q" && m.type !== "F" && m.type !== "H") this.unsynced = true;
       }
     } catch {
       this.state = "opaque"; // not a Postgres stream we understand: just relay it
@@ -108,32 +150,22 @@ class ClientStream {
     return seen;
   }
 
-  /**
-   * Feeds server bytes: the one-byte answer to an SSLRequest, and the first answer to the start-up
-   * message. Whether that answer refuses the session because the server is shutting down (an
-   * ErrorResponse with SQLSTATE 57P03).
-   */
-  fromServer(chunk: Buffer): { shuttingDown: boolean } {
-    if (chunk.length === 0) return { shuttingDown: false };
-    if (this.state === "awaitSslAnswer") {
+  /** Feeds server bytes: the one-byte answer to an SSLRequest. */
+  fromServer(chunk: Buffer): void {
+    if (this.state === "awaitSslAnswer" && chunk.length > 0)
       this.state = chunk[0] === 0x4e /* 'N' */ ? "startup" : "opaque";
-      return { shuttingDown: false };
-    }
-    if (this.answered || this.state !== "typed") return { shuttingDown: false };
-    this.answered = true;
-    return { shuttingDown: chunk[0] === 0x45 /* 'E' */ && chunk.includes(SHUTTING_DOWN) };
   }
 
   /**
-   * The start-up phase's bytes to pass on: nothing while its packet is incomplete; then the packet
-   * (a StartupMessage with the option added) and every byte after it. Those stay in the reader
-   * for the typed phase to follow.
+   * The start-up phase: nothing while its packet is incomplete; then the packet (a StartupMessage
+   * with the option added, or another start-up packet as it came) and the bytes after it. After a
+   * StartupMessage those stay in the reader for the typed phase to follow.
    */
-  private startup(): { forward: Buffer; typed: boolean } {
+  private startup(): { packet: Buffer | undefined; rest: Buffer; typed: boolean } {
     let packet: Buffer | undefined;
     try {
       const m = this.reader.next();
-      if (!m) return { forward: Buffer.alloc(0), typed: false };
+      if (!m) return { packet: undefined, rest: Buffer.alloc(0), typed: false };
       const code = m.bytes.length >= 8 ? m.bytes.readInt32BE(4) : 0;
       if (code === PROTOCOL_3_0) {
         const params = startupParameters(m.bytes);
@@ -154,7 +186,7 @@ class ClientStream {
       this.reader.untyped = false;
       this.reader.push(rest);
     }
-    return { forward: packet ? Buffer.concat([packet, rest]) : rest, typed };
+    return { packet, rest, typed };
   }
 }
 
@@ -163,59 +195,89 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
   const log = opts.log ?? (() => {});
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
 
-  // Like Neon's pooler, sessions beyond the limit wait for a free one instead of failing: a plain
-  // Postgres refuses connections past max_connections (53300) under a burst of transactions.
-  const maxSessions = opts.maxSessionsPerTarget ?? 64;
-  const active = new Map<string, number>();
-  const waiting = new Map<string, (() => void)[]>();
-
-  function acquire(key: string, start: () => void): void {
-    const count = active.get(key) ?? 0;
-    if (count < maxSessions) {
-      active.set(key, count + 1);
-      start();
-    } else {
-      waiting.set(key, [...(waiting.get(key) ?? []), start]);
-    }
-  }
-
-  function release(key: string): void {
-    const next = waiting.get(key)?.shift();
-    if (next)
-      next(); // the slot passes straight to the next waiting session
-    else active.set(key, (active.get(key) ?? 1) - 1);
-  }
+  // Like Neon's pooler, sessions beyond the limit wait for a free connection instead of failing:
+  // a plain Postgres refuses connections past max_connections (53300) under a burst of them.
+  const pool = new BackendPool({
+    maxPerTarget: opts.maxSessionsPerTarget ?? 64,
+    idleTimeoutMs: opts.idleTimeoutMs ?? 10_000,
+    onShuttingDown: (target) => opts.onShuttingDown?.(target),
+    log,
+  });
+  let opaqueSessions = 0;
 
   function relay(ws: WebSocket, target: { host: string; port: number }): void {
     opts.stats.wsSessions++;
     const key = `${target.host}:${target.port}`;
     const stream = new ClientStream();
-    const early: Buffer[] = []; // client bytes that arrive while the session waits for a slot
-    let tcp: Socket | undefined;
+    // Client bytes that arrive before the session has its connection, with their query counts.
+    const early: [Buffer, number][] = [];
+    let backend: Backend | undefined;
+    let cancelWait: (() => void) | undefined;
+    let requested = false;
+    let finished = false;
     let terminated = false; // a Terminate was seen (or the session cut): ignore what follows
-    let ended = false; // the Terminate has been passed on
     let clientGone = false;
+    // Whether nothing rules out handing the connection to another session when this one ends:
+    // a fault acted, a Terminate was partly passed on, the stream is not one the relay follows.
+    let clean = true;
     // Chunks held back by injected latency, in order; undefined when nothing waits (the default).
     let delayed: Promise<void> | undefined;
     // A stalled session passes nothing more on, from its start-up or from the first held query:
     // the client waits on an open connection that never answers, until it gives up.
     let stalled = opts.faults ? stallsSessions(opts.faults) : false;
 
-    const write = (chunk: Buffer) => {
-      if (tcp)
-        tcp.write(chunk); // buffered by Node until the TCP connection is up
-      else early.push(chunk);
+    const write = (chunk: Buffer, queries: number) => {
+      if (backend) backend.send(chunk, queries);
+      else early.push([chunk, queries]);
     };
-    const end = () => {
-      ended = true;
-      tcp?.end(); // flushes the Terminate first, then FIN
-      ws.close(1000);
+
+    /** The session is over: its connection goes back to the pool (or is closed), the socket closes. */
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      cancelWait?.();
+      if (backend) pool.release(backend, clean && !stalled && stream.clean);
+      backend = undefined;
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1000);
+    };
+
+    /** Asks the pool for a connection: one started with `packet`, or a new one (never shared). */
+    const request = (packet: Buffer | undefined) => {
+      requested = true;
+      if (!packet) clean = false;
+      const poolKey = packet
+        ? `${key} ${packet.toString("latin1")}`
+        : `${key} #${++opaqueSessions}`;
+      cancelWait = pool.acquire(target, poolKey, (given, fresh) => {
+        cancelWait = undefined;
+        if (finished) {
+          pool.release(given, !fresh);
+          return;
+        }
+        backend = given;
+        given.listener = {
+          data: (chunk) => {
+            stream.fromServer(chunk);
+            if (ws.readyState === ws.OPEN) ws.send(chunk);
+          },
+          closed: finish, // Postgres ended the session: so does the relay
+        };
+        if (!fresh)
+          ws.send(given.welcome as Buffer); // the start-up, answered as it was before
+        else if (packet) given.startup(packet);
+        for (const [chunk, queries] of early.splice(0)) given.send(chunk, queries);
+      });
     };
 
     ws.on("message", (data) => {
       if (terminated || stalled) return;
       const seen = stream.fromClient(toBuffer(data));
-      const chunk = seen.forward;
+      if (seen.startup) {
+        if (!requested) request(seen.startup);
+        else write(seen.startup, 0); // after an SSLRequest the server declined
+      } else if (!requested && seen.forward.length > 0) {
+        request(undefined);
+      }
       const action = opts.faults ? onQueries(opts.faults, seen.queries) : "pass";
       if (action === "stall") {
         // Held with what came before it still flowing; nothing from here on reaches Postgres.
@@ -226,69 +288,48 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
       if (action === "cut") {
         // The query reached the relay, never the database; the session dies as on a lost network.
         terminated = true;
+        clean = false;
         log(`ws-relay: fault: cutting the session to ${key} mid-query`);
         ws.terminate();
-        tcp?.destroy();
+        finish();
         return;
       }
-      if (seen.terminate) {
-        terminated = true;
-        log(`ws-relay: Terminate from client, closing session to ${key}`);
-      }
+      if (seen.terminate) terminated = true;
+      const pass = () => {
+        if (seen.forward.length > 0) write(seen.forward, seen.queries);
+        if (!seen.terminate) return;
+        if (seen.terminatePassed) clean = false;
+        log(`ws-relay: Terminate from client, ending the session to ${key}`);
+        finish();
+      };
       if (action === "pass" && !delayed) {
-        write(chunk);
-        if (seen.terminate) end();
+        pass();
         return;
       }
       const wait = action === "delay" ? (opts.faults?.latencyMs ?? 0) : 0;
       const next = (delayed ?? Promise.resolve()).then(async () => {
         if (wait > 0) await sleep(wait);
-        if (clientGone) return; // its 'close' has ended the TCP side already
-        write(chunk);
-        if (seen.terminate) end();
+        if (clientGone) {
+          clean = false; // what it held never reached Postgres, maybe half a message
+          return;
+        }
+        pass();
       });
       delayed = next;
       void next.then(() => {
         if (delayed === next) delayed = undefined;
       });
     });
-    // Either side going away ends the other, so no server session is left behind.
-    ws.on("close", () => {
+    // The client going away ends the session; a transaction it left open is rolled back.
+    const gone = () => {
       clientGone = true;
-      tcp?.end();
-    });
-    ws.on("error", () => {
-      clientGone = true;
-      tcp?.destroy();
-    });
+      if (!delayed) finish();
+      else void delayed.then(finish);
+    };
+    ws.on("close", gone);
+    ws.on("error", gone);
 
-    if (stalled) {
-      log(`ws-relay: fault: holding the start-up of a session to ${key} unanswered`);
-      return; // no Postgres connection: the client's 'close' has nothing to end
-    }
-    acquire(key, () => {
-      if (clientGone) {
-        release(key);
-        return;
-      }
-      const socket = connect({ host: target.host, port: target.port });
-      tcp = socket;
-      socket.setNoDelay(true);
-      for (const chunk of early.splice(0)) socket.write(chunk);
-      if (ended) socket.end();
-      socket.on("data", (chunk: Buffer) => {
-        if (stream.fromServer(chunk).shuttingDown) opts.onShuttingDown?.(target);
-        if (ws.readyState === ws.OPEN) ws.send(chunk);
-      });
-      socket.on("error", (err) => {
-        log(`ws-relay: ${key}: ${err.message}`);
-        socket.destroy();
-      });
-      socket.on("close", () => {
-        release(key);
-        if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1000);
-      });
-    });
+    if (stalled) log(`ws-relay: fault: holding the start-up of a session to ${key} unanswered`);
   }
 
   function refuse(socket: Duplex, status: string): void {
@@ -327,9 +368,13 @@ export async function startWsRelay(opts: WsRelayOptions): Promise<WsRelay> {
   return {
     host,
     port,
+    serverShuttingDown(targetHost, targetPort) {
+      pool.retire({ host: targetHost, port: targetPort });
+    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Terminating each WebSocket fires its 'close', which ends the TCP side.
+      pool.closeAll(); // from here on, a connection released is closed, not kept
+      // Terminating each WebSocket fires its 'close', which ends its session.
       for (const ws of wss.clients) ws.terminate();
       server.closeAllConnections();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
