@@ -433,13 +433,7 @@ async function openSession(
   // deadline also holds when that close is never acknowledged. A start-up still unanswered
   // after LIVENESS_CHECK_AFTER_MS is checked like a query (watchLiveness): a database that
   // does not answer `select 1` either fails it sooner than the deadline.
-  const destroy = () => {
-    try {
-      client.connection.stream.destroy();
-    } catch {
-      // a WebSocket that cannot even be closed is gone already
-    }
-  };
+  const destroy = () => destroySocket(client);
   await withDeadline(
     watchLiveness(client.connect(), config.DATABASE_URL, destroy),
     CONNECT_TIMEOUT_MS,
@@ -456,6 +450,25 @@ async function openSession(
       if (!ended && !guard.timedOut) waitUntil(client.end().catch(() => {}));
     },
   };
+}
+
+/**
+ * Closes a session's WebSocket at once. The driver coalesces the writes of one turn into one
+ * message that a timer sends (its `rawWrite`), and sends on whatever WebSocket its socket still
+ * holds: a write made just before or after the close (a query written in the turn its deadline
+ * fired, drizzle's ROLLBACK after a failed query) was sent by that timer on a closed WebSocket,
+ * which workerd answers by throwing inside the timer, an uncaught exception of the isolate (16 in
+ * an outside load audit at 50 clients). The socket forgets its WebSocket, so that timer, and any
+ * later write, finds none: the session is gone, and its queries fail when its close arrives.
+ */
+export function destroySocket(client: Client): void {
+  const stream = client.connection.stream as unknown as { destroy(): void; ws?: unknown };
+  try {
+    stream.destroy();
+  } catch {
+    // a WebSocket that cannot even be closed is gone already
+  }
+  stream.ws = undefined;
 }
 
 export function createDatabase(
