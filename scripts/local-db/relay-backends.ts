@@ -62,6 +62,7 @@ export class Backend {
     readonly key: string,
     readonly generation: number,
     private readonly onShuttingDown: () => void,
+    log: (msg: string) => void,
   ) {
     this.socket = connect({ host: target.host, port: target.port });
     this.socket.setNoDelay(true);
@@ -69,7 +70,10 @@ export class Backend {
       if (this.following) this.follow(chunk);
       this.listener?.data(chunk);
     });
-    this.socket.on("error", () => this.socket.destroy());
+    this.socket.on("error", (err) => {
+      log(`ws-relay: ${target.host}:${target.port}: ${err.message}`);
+      this.socket.destroy();
+    });
     this.socket.on("close", () => {
       this.closed = true;
       this.listener?.closed();
@@ -294,10 +298,16 @@ export class BackendPool {
       this.discard(other, false);
     }
     const generation = this.generations.get(name) ?? 0;
-    const backend = new Backend(target, waiter.key, generation, () => {
-      this.retire(target);
-      this.opts.onShuttingDown(target);
-    });
+    const backend = new Backend(
+      target,
+      waiter.key,
+      generation,
+      () => {
+        this.retire(target);
+        this.opts.onShuttingDown(target);
+      },
+      this.opts.log,
+    );
     open.add(backend);
     this.open.set(name, open);
     waiter.give(backend, true);
