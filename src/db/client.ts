@@ -219,7 +219,15 @@ const probeSignals = new WeakSet<AbortSignal>();
 interface Probe {
   connectionString: string;
   startedAt: number;
-  alive: Promise<boolean>;
+  /**
+   * The probe's own verdict once its fetch has settled: answered, or failed (then whether anything
+   * else was answered meanwhile). A plain value that waiting queries read, never a promise they
+   * await: the queries of other requests share the probe, and a promise of one request settled by
+   * another's I/O is what workerd warns of ("resolved or rejected from a different request
+   * context"; an outside load audit counted 352 in 180 s at 50 clients, when lock waits made
+   * probes frequent), and cancels when the request that awaits it has ended.
+   */
+  verdict: boolean | undefined;
   /** Gives the probe's fetch up (a verdict of silence was reached without it). */
   abort(): void;
 }
@@ -246,16 +254,22 @@ function probeDatabase(connectionString: string): Promise<boolean> {
   // the busy isolate let it, and failed the probe before its answer, already there, was read.
   const controller = new AbortController();
   probeSignals.add(controller.signal);
-  const alive = probeSql.sql
+  const probe: Probe = {
+    connectionString,
+    startedAt,
+    verdict: undefined,
+    abort: () => controller.abort(),
+  };
+  void probeSql.sql
     .query(LIVENESS_PROBE_SQL, [], { fetchOptions: { signal: controller.signal } })
     .then(
       () => true,
       () => lastAnswerAt > startedAt,
     )
-    .finally(() => {
-      if (probeInFlight?.alive === alive) probeInFlight = undefined;
+    .then((verdict) => {
+      probe.verdict = verdict;
+      if (probeInFlight === probe) probeInFlight = undefined;
     });
-  const probe = { connectionString, startedAt, alive, abort: () => controller.abort() };
   probeInFlight = probe;
   return verdictBy(probe);
 }
@@ -263,22 +277,33 @@ function probeDatabase(connectionString: string): Promise<boolean> {
 /**
  * A probe's verdict by its deadline, timed in the caller's own request. A probe's fetch belongs to
  * the request that sent it; when that request ends first (its own query answered, or it answered
- * 503), the fetch is cancelled with it and the shared promise may never settle for the others. So
+ * 503), the fetch is cancelled with it and its verdict may never come for the others. So
  * no query waits on a probe past its deadline (the database then counts as answering only if
  * something else was answered meanwhile), and a probe older than its deadline is not shared: a
  * new one is sent. Without this, after a spell of load a paused database was noticed only at
  * QUERY_TIMEOUT_MS (30 s) instead of 1.5 s (then the deadline), until a restart.
  */
 function verdictBy(probe: Probe): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<boolean>((resolve) => {
+  const deadline = probe.startedAt + LIVENESS_PROBE_TIMEOUT_MS + 50;
+  return new Promise<boolean>((resolve) => {
+    // Timers of the caller's own request: the probe's verdict is read when it is there, every
+    // VERDICT_POLL_MS, and silence judged at the deadline.
     const wait = (ms: number) => {
       const due = Date.now() + ms;
-      timer = setTimeout(() => {
+      setTimeout(() => {
+        if (probe.verdict !== undefined) {
+          resolve(probe.verdict);
+          return;
+        }
+        const now = Date.now();
+        if (now < deadline) {
+          wait(Math.min(VERDICT_POLL_MS, deadline - now));
+          return;
+        }
         // A timer that fires late found the isolate busy (other requests' work held it): answers
         // that arrived meanwhile may still be queued behind this callback, unread. Only a timer
         // that fires on time judges the database silent; a late one waits a little more.
-        if (Date.now() - due > LATE_TIMER_MS) {
+        if (now - due > LATE_TIMER_MS) {
           wait(LATE_RECHECK_MS);
           return;
         }
@@ -287,10 +312,12 @@ function verdictBy(probe: Probe): Promise<boolean> {
         resolve(answered);
       }, ms);
     };
-    wait(Math.max(0, probe.startedAt + LIVENESS_PROBE_TIMEOUT_MS - Date.now()) + 50);
+    wait(Math.max(0, Math.min(VERDICT_POLL_MS, deadline - Date.now())));
   });
-  return Promise.race([probe.alive, deadline]).finally(() => clearTimeout(timer));
 }
+
+/** How often a query waiting on a probe looks for its verdict (ms). */
+const VERDICT_POLL_MS = 50;
 
 /**
  * How late a probe's deadline may fire and still judge (ms), and how long a late one waits more.
