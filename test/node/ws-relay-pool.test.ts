@@ -2,12 +2,14 @@
 // session ended cleanly hands its connection, reset, to the next; one ended mid-statement does not.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client, neon } from "@neondatabase/serverless";
+import { Client, neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { pidAlive } from "../../scripts/local-db/os";
 import { MessageReader, simpleQuery, startupMessage } from "../../scripts/local-db/pg-wire";
 import { IDLE_IN_TRANSACTION_TIMEOUT } from "../../scripts/local-db/session-settings";
+import { createStats } from "../../scripts/local-db/stats";
+import { startWsRelay } from "../../scripts/local-db/ws-relay";
 import { type LocalStack, startLocalStack } from "./helpers";
 
 let stack: LocalStack;
@@ -134,6 +136,26 @@ describe("the relay's connection pool", () => {
       ),
     );
     expect(new Set(pids).size).toBe(6);
+  });
+});
+
+describe("an idle connection", () => {
+  it("is closed after the pool's idle timeout", async () => {
+    const relay = await startWsRelay({ stats: createStats(), idleTimeoutMs: 300 });
+    const proxy = neonConfig.wsProxy;
+    neonConfig.wsProxy = (host, port) => `${relay.host}:${relay.port}/v2?address=${host}:${port}`;
+    try {
+      const pid = await session(backendPid);
+      await pooled(pid);
+      await expect
+        .poll(async () => await sql.query("select 1 from pg_stat_activity where pid = $1", [pid]), {
+          timeout: 5_000,
+        })
+        .toEqual([]);
+    } finally {
+      neonConfig.wsProxy = proxy;
+      await relay.close();
+    }
   });
 });
 
