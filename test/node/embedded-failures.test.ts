@@ -6,11 +6,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, neon, Pool } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WebSocket } from "ws";
 import { pidAlive } from "../../scripts/local-db/os";
-import { MessageReader, simpleQuery, startupMessage } from "../../scripts/local-db/pg-wire";
+import { simpleQuery, startupMessage } from "../../scripts/local-db/pg-wire";
 import { IDLE_IN_TRANSACTION_TIMEOUT } from "../../scripts/local-db/session-settings";
-import { type LocalStack, startLocalStack } from "./helpers";
+import { type LocalStack, rawRelaySession, startLocalStack } from "./helpers";
 
 let stack: LocalStack;
 let sql: ReturnType<typeof neon>;
@@ -174,23 +173,9 @@ describe("sessions whose client is gone", () => {
   });
 
   it("the relay adds it to a start-up message that arrives in pieces", async () => {
-    const url = new URL(stack.postgres.connectionString);
-    const ws = new WebSocket(`ws://${stack.neon.wsProxy}/v2?address=${url.hostname}:${url.port}`);
-    const received = new MessageReader({ untyped: false });
-    const answers: string[] = [];
-    ws.on("message", (data: Buffer) => {
-      received.push(data);
-      for (let m = received.next(); m; m = received.next()) {
-        if (m.type === "D") answers.push(m.bytes.subarray(11).toString("utf8"));
-        if (m.type === "Z") answers.push("ready");
-      }
-    });
-    await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+    const { ws, answers, user } = await rawRelaySession(stack);
     try {
-      const startup = startupMessage({
-        user: decodeURIComponent(url.username),
-        database: "postgres",
-      });
+      const startup = startupMessage({ user, database: "postgres" });
       for (const piece of [startup.subarray(0, 3), startup.subarray(3, 10), startup.subarray(10)])
         ws.send(piece);
       ws.send(simpleQuery("show idle_in_transaction_session_timeout"));

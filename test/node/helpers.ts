@@ -15,6 +15,7 @@ import {
   startEmbeddedPostgres,
   startNeonLocal,
 } from "../../scripts/local-db";
+import { MessageReader } from "../../scripts/local-db/pg-wire";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
@@ -99,6 +100,29 @@ export async function startLocalStack(): Promise<LocalStack> {
       await postgres.close();
     },
   };
+}
+
+/**
+ * A WebSocket session through the stack's relay spoken by hand, as the driver would (the start-up
+ * is the caller's to send): `answers` collects, in order, the text of each DataRow's first column
+ * and "ready" for each ReadyForQuery; `user` is the connection string's.
+ */
+export async function rawRelaySession(
+  stack: LocalStack,
+): Promise<{ ws: WebSocket; answers: string[]; user: string }> {
+  const url = new URL(stack.postgres.connectionString);
+  const ws = new WebSocket(`ws://${stack.neon.wsProxy}/v2?address=${url.hostname}:${url.port}`);
+  const received = new MessageReader({ untyped: false });
+  const answers: string[] = [];
+  ws.on("message", (data: Buffer) => {
+    received.push(data);
+    for (let m = received.next(); m; m = received.next()) {
+      if (m.type === "D") answers.push(m.bytes.subarray(11).toString("utf8"));
+      if (m.type === "Z") answers.push("ready");
+    }
+  });
+  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  return { ws, answers, user: decodeURIComponent(url.username) };
 }
 
 /** No stack trace in a command's output: a user-facing failure is one line. */

@@ -4,13 +4,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WebSocket } from "ws";
 import { pidAlive } from "../../scripts/local-db/os";
-import { MessageReader, simpleQuery, startupMessage } from "../../scripts/local-db/pg-wire";
+import { simpleQuery, startupMessage } from "../../scripts/local-db/pg-wire";
 import { IDLE_IN_TRANSACTION_TIMEOUT } from "../../scripts/local-db/session-settings";
 import { createStats } from "../../scripts/local-db/stats";
 import { startWsRelay } from "../../scripts/local-db/ws-relay";
-import { type LocalStack, startLocalStack } from "./helpers";
+import { type LocalStack, rawRelaySession, startLocalStack } from "./helpers";
 
 let stack: LocalStack;
 let sql: ReturnType<typeof neon>;
@@ -93,19 +92,8 @@ describe("the relay's connection pool", () => {
   });
 
   it("closes a connection whose client left mid-statement, and starts another", async () => {
-    const url = new URL(stack.postgres.connectionString);
-    const ws = new WebSocket(`ws://${stack.neon.wsProxy}/v2?address=${url.hostname}:${url.port}`);
-    const received = new MessageReader({ untyped: false });
-    const answers: string[] = [];
-    ws.on("message", (data: Buffer) => {
-      received.push(data);
-      for (let m = received.next(); m; m = received.next()) {
-        if (m.type === "D") answers.push(m.bytes.subarray(11).toString("utf8"));
-        if (m.type === "Z") answers.push("ready");
-      }
-    });
-    await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
-    ws.send(startupMessage({ user: decodeURIComponent(url.username), database: "postgres" }));
+    const { ws, answers, user } = await rawRelaySession(stack);
+    ws.send(startupMessage({ user, database: "postgres" }));
     ws.send(simpleQuery("select pg_backend_pid()"));
     await expect.poll(() => answers.length, { timeout: 5_000 }).toBe(3); // ready, pid, ready
     const pid = Number(answers[1]);
