@@ -33,7 +33,10 @@ interface Listener {
  */
 export class Backend {
   readonly socket: Socket;
-  /** Set once the start-up ended in ReadyForQuery without a password asked: what a later session is answered. */
+  /**
+   * What a later session is answered for its start-up: set once the start-up ended in
+   * ReadyForQuery with no password asked (only such a connection is ever handed on).
+   */
   welcome: Buffer | undefined;
   /** ReadyForQuery answers due for the queries sent (a simple Query, a Sync, a FunctionCall each). */
   pending = 0;
@@ -42,13 +45,15 @@ export class Backend {
   /** ErrorResponses seen since the start-up. */
   errors = 0;
   closed = false;
-  /** The server's stream stopped making sense, or did not start as the pool needs: never reused. */
-  spoilt = false;
+  /** The server's stream stopped making sense: never reused, closed with a reset. */
+  broken = false;
   listener: Listener | undefined;
   idleTimer: NodeJS.Timeout | undefined;
   /** Whether `startup` ran: the server's bytes are followed from then on. */
   private following = false;
   private started = false;
+  /** The start-up asked for a password or failed: the connection serves its own session only. */
+  private ownSessionOnly = false;
   private startupAnswer: Buffer[] = [];
   private reader = new MessageReader({ untyped: false });
   // After the start-up, messages are followed by their headers alone, without copying their bodies.
@@ -91,11 +96,11 @@ export class Backend {
     this.socket.write(chunk);
   }
 
-  /** Whether the connection is between two messages with every answer in, idle in no transaction. */
-  get quiet(): boolean {
+  /** Started, and between two messages with every answer in (in a transaction or not). */
+  get settled(): boolean {
     return (
-      this.welcome !== undefined &&
-      !this.spoilt &&
+      this.started &&
+      !this.broken &&
       !this.closed &&
       this.pending === 0 &&
       this.headerFill === 0 &&
@@ -103,10 +108,15 @@ export class Backend {
     );
   }
 
+  /** Settled, and may serve another session once reset. */
+  get quiet(): boolean {
+    return this.settled && this.welcome !== undefined;
+  }
+
   /** Ends the connection: with a Terminate when nothing is under way, else with a reset (RST). */
   close(): void {
     if (this.closed) return;
-    if (this.quiet) {
+    if (this.settled) {
       this.socket.end(TERMINATE);
     } else {
       // A statement in flight is not run when its bytes still wait in the server's socket (a
@@ -124,7 +134,7 @@ export class Backend {
           if (this.started) break;
         }
       } catch {
-        this.spoilt = true;
+        this.broken = true;
         this.following = false;
         return;
       }
@@ -139,18 +149,18 @@ export class Backend {
   private onStartupMessage(type: string, bytes: Buffer): void {
     if (type === "R") {
       // Anything but AuthenticationOk first means the client authenticates: never handed to another.
-      if (bytes.readInt32BE(5) !== 0 || this.startupAnswer.length > 0) this.spoilt = true;
+      if (bytes.readInt32BE(5) !== 0 || this.startupAnswer.length > 0) this.ownSessionOnly = true;
       this.startupAnswer.push(Buffer.from(bytes));
     } else if (type === "S" || type === "K") {
       this.startupAnswer.push(Buffer.from(bytes));
     } else if (type === "E") {
       this.errors++;
-      this.spoilt = true;
+      this.ownSessionOnly = true;
       if (bytes.includes(SHUTTING_DOWN)) this.onShuttingDown();
     } else if (type === "Z") {
       this.started = true;
       this.status = String.fromCharCode(bytes[5] ?? 0);
-      if (!this.spoilt && this.startupAnswer.length > 0 && this.status === "I")
+      if (!this.ownSessionOnly && this.startupAnswer.length > 0 && this.status === "I")
         this.welcome = Buffer.concat([...this.startupAnswer, bytes]);
       this.startupAnswer = [];
     }
@@ -166,7 +176,7 @@ export class Backend {
         this.type = this.header[0] ?? 0;
         this.bodyLeft = this.header.readInt32BE(1) - 4;
         if (this.bodyLeft < 0) {
-          this.spoilt = true;
+          this.broken = true;
           this.bodyLeft = Number.POSITIVE_INFINITY; // stop following this stream
         } else if (this.type === 0x45 /* E */) {
           this.errors++;
