@@ -82,7 +82,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /** The Postgres error (with its SQLSTATE) inside a Drizzle/driver error, if there is one. */
 export function postgresError(
   error: unknown,
-): { code: string; constraint?: string; column?: string; detail?: string } | undefined {
+):
+  | { code: string; constraint?: string; column?: string; detail?: string; message?: string }
+  | undefined {
   for (const e of causes(error)) {
     if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) {
       return {
@@ -90,6 +92,7 @@ export function postgresError(
         constraint: typeof e.constraint === "string" ? e.constraint : undefined,
         column: typeof e.column === "string" ? e.column : undefined,
         detail: typeof e.detail === "string" ? e.detail : undefined,
+        message: typeof e.message === "string" ? e.message : undefined,
       };
     }
   }

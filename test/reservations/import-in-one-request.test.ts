@@ -19,6 +19,7 @@ import { ReservationInputSchema } from "../../src/schemas/reservations";
 import { importInOneRequest } from "../../src/services/reservations/import-in-one-request";
 import { importInTransaction } from "../../src/services/reservations/import-reservation";
 import { writeRefund } from "../../src/services/reservations/refund-reservation";
+import { SlotFullError } from "../../src/services/reservations/reservation-seats";
 import { testDb } from "../helpers/db";
 import { createExperience } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
@@ -32,7 +33,9 @@ import { countRoundTrips } from "../helpers/round-trips";
  * same, ids and clock times aside. When the batch leaves the import to the interactive path
  * (`undefined`), it must have written nothing, and the interactive path must refuse the import
  * in B too: the batch decides as the transaction does. Then A runs the transaction, as
- * importReservation does, and the two answers (errors included) must be the same.
+ * importReservation does, and the two answers (errors included) must be the same. A slot
+ * without room the batch answers itself (SlotFullError, nothing written), exactly when the
+ * transaction answers it in B, with the same error.
  */
 
 let a: TestTenant;
@@ -415,23 +418,30 @@ describe("E11 in one HTTP request", () => {
 
         const before = await storedNormalized(a.wineryId, experiences[0] ?? "", id, twinA.names);
         const { result: fast, trips } = await countRoundTrips(() =>
-          importInOneRequest(db.http, a.wineryId, id, inA),
+          settle(importInOneRequest(db.http, a.wineryId, id, inA)),
         );
         expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
         const slow = await settle(importInTransaction(db, b.wineryId, id, inB));
-        // The batch leaves to the interactive path exactly the imports that path refuses.
-        expect(fast === undefined, JSON.stringify(outcomeOf(slow))).toBe(
-          slow.status === "rejected",
-        );
+        // The batch answers a slot without room itself, as the interactive path does (compared
+        // below), and leaves to that path exactly the other imports it refuses.
+        const full = (outcome: typeof fast | typeof slow) =>
+          outcome.status === "rejected" && outcome.reason instanceof SlotFullError;
+        if (fast.status === "rejected" && !full(fast)) throw fast.reason;
+        const leftOver = fast.status === "fulfilled" && fast.value === undefined;
+        expect([leftOver, full(fast)], JSON.stringify(outcomeOf(slow))).toEqual([
+          slow.status === "rejected" && !full(slow),
+          full(slow),
+        ]);
         let answerA: Parameters<typeof outcomeOf>[0];
-        if (fast === undefined) {
+        if (fast.status === "rejected" || leftOver) {
           expect(await storedNormalized(a.wineryId, experiences[0] ?? "", id, twinA.names)).toEqual(
             before,
           );
-          answerA = await settle(importInTransaction(db, a.wineryId, id, inA));
-        } else {
-          answerA = { status: "fulfilled", value: fast };
         }
+        if (fast.status === "rejected") answerA = fast;
+        else if (fast.value === undefined)
+          answerA = await settle(importInTransaction(db, a.wineryId, id, inA));
+        else answerA = { status: "fulfilled", value: fast.value };
         const [storedA, storedB] = await Promise.all([
           storedNormalized(a.wineryId, experiences[0] ?? "", id, twinA.names),
           storedNormalized(b.wineryId, experiences[1] ?? "", id, twinB.names),

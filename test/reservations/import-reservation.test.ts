@@ -234,6 +234,17 @@ describe("E11 PUT /v2/reservations/import/{reservationID}: happy", () => {
     expect(result.status).toBe(200);
     expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
   });
+
+  it("answers a slot without room in that round trip too: 409, nothing written", async () => {
+    const target = await experienceWithSlot(tenant, "2027-05-02", 2);
+    const { result, trips } = await countRoundTrips(() =>
+      putReservation(tenant, "NEW", reservationBody(target, { guestCountTotal: 3 })),
+    );
+    expect(result.status).toBe(409);
+    expect(((await result.json()) as { code: string }).code).toBe("CONFLICT");
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+    expect((await slotState(target.slotId)).reservedCount).toBe(0);
+  });
 });
 
 describe("E11: concurrency", () => {

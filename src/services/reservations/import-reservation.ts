@@ -176,9 +176,10 @@ export async function writeReservation(
 /**
  * E11: all or nothing. `NEW` or `null` in the path creates a reservation with a new id; a uuid
  * updates the winery's reservation, or creates one with that id. One HTTP batch does it
- * (importInOneRequest); when that batch met an error condition (no such experience, a slot
- * without room, a payment below its refunds, a race) it wrote nothing, and the interactive
- * transaction (importInTransaction) does it again and gives the answer it always gave.
+ * (importInOneRequest); when that batch met an error condition (no such experience, a payment
+ * below its refunds, a race) it wrote nothing, and the interactive transaction
+ * (importInTransaction) does it again and gives the answer it always gave. A slot without room
+ * the batch answers itself, with the interactive path's 409.
  */
 export async function importReservation(
   db: Database,
