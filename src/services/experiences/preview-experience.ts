@@ -2,11 +2,11 @@ import type { HttpDb } from "../../db/client";
 import { rawQuery } from "../../db/raw-batch";
 import { todayUtc } from "../../lib/calendar";
 import type { ExperiencePreview } from "../../schemas/experience-preview";
-import type { ExperienceInput, ExperienceValues } from "../../schemas/experiences";
+import type { ExperienceInput } from "../../schemas/experiences";
 import { localTime } from "../../schemas/slots";
-import { changedSlotFields, occupantsOf, type SlotState } from "../slots/slot-set";
+import { changedSlotFields, occupantsOf } from "../slots/slot-set";
 import { type ExperiencePlan, type ExperienceState, planExperience } from "./plan-experience";
-import { FIELD_COLUMNS } from "./save-in-one-request";
+import { experienceState, slotStatesJson } from "./save-in-one-request";
 
 /**
  * The state a preview plans on, as ONE statement of fixed text (no query built per call): the
@@ -26,19 +26,7 @@ import { FIELD_COLUMNS } from "./save-in-one-request";
 const STATE_SQL = `
 select (select row_to_json(x) from experiences x where x.winery_id = $1 and x.id = $2)
     as experience,
-  coalesce((select json_agg(json_build_object('id', s.id, 'experienceId', s.experience_id,
-      'date', s.date::text, 'time', s.time::text, 'maxParties', s.max_parties,
-      'minParties', s.min_parties, 'enabledLanguages', s.enabled_languages,
-      'defaultLanguages', s.default_languages, 'active', s.active,
-      'parentSlotId', s.parent_slot_id, 'manuallyModified', s.manually_modified,
-      'reservedCount', s.reserved_count, 'externalOccupants', s.external_occupants,
-      'extraData', s.extra_data,
-      'reservationIds', array(select r.id::text from reservations r
-        where r.winery_id = s.winery_id and r.slot_id = s.id order by r.id))
-      order by s.date, s.time)
-    from slots s where s.winery_id = $1 and s.experience_id = $2
-      and ($3::text is null
-        or (s.date::text >= $3 collate "C" and not s.manually_modified))), '[]') as slots`;
+  ${slotStatesJson("$3::text")} as slots`;
 
 async function readState(
   db: HttpDb,
@@ -47,15 +35,7 @@ async function readState(
   onlyFrom: string | null,
 ): Promise<ExperienceState> {
   const [row] = await rawQuery(db, STATE_SQL, [wineryId, id, onlyFrom]);
-  const stored = row?.experience as Record<string, unknown> | null | undefined;
-  return {
-    values: stored
-      ? (Object.fromEntries(
-          FIELD_COLUMNS.map(([field, column]) => [field, stored[column] ?? null]),
-        ) as ExperienceValues)
-      : null,
-    slots: (row?.slots ?? []) as SlotState[],
-  };
+  return experienceState(row?.experience as Record<string, unknown> | null | undefined, row?.slots);
 }
 
 /**

@@ -10,16 +10,13 @@ import { rethrowSlotKeyViolation, SlotConflictError } from "../slots/slot-confli
 import { writeSlotDiff } from "../slots/slot-rows";
 import { experienceKey, stateQueries, toExperience, toState } from "./experience-record";
 import { planExperience } from "./plan-experience";
-import { saveInOneRequest } from "./save-in-one-request";
-
-/** What a client of the experience save can do about a conflict (its input has no override). */
-const SAVE_REMEDY =
-  "Save values those slots can hold, move their reservations to other slots first (PUT /v2/reservations/import/{reservationID}), or change the slots themselves with POST /v2/availabilities/actions and ignoreOccupiedSlot.";
+import { SAVE_REMEDY, saveInOneRequest } from "./save-in-one-request";
 
 /**
  * PUT /experiences/{id}: creates or replaces the experience and applies its plan (propagation and
- * slotsRequests). Without slotsRequests, one HTTP batch does it (saveInOneRequest); with them, or
- * when that batch met a conflict and wrote nothing, one interactive transaction. Either way the
+ * slotsRequests). Without slotsRequests, one HTTP batch does it (saveInOneRequest, which also
+ * answers the conflicts it meets); with them, or when that batch failed and wrote nothing, one
+ * interactive transaction. Either way the
  * experience row and its slots are locked first (FOR UPDATE), so the change is made on rows nobody
  * else can change before it is written: a concurrent save or E9 call waits, and a reservation
  * taking seats waits and then re-checks its capacity against the new values. A plan with conflicts

@@ -8,7 +8,13 @@ import {
   type ExperienceField,
   type ExperienceInput,
 } from "../../schemas/experiences";
-import { validityWindow, valuesOf } from "./plan-experience";
+import { SlotConflictError } from "../slots/slot-conflict-error";
+import type { SlotState } from "../slots/slot-set";
+import { type ExperienceState, planExperience, validityWindow, valuesOf } from "./plan-experience";
+
+/** What a client of the experience save can do about a conflict (its input has no override). */
+export const SAVE_REMEDY =
+  "Save values those slots can hold, move their reservations to other slots first (PUT /v2/reservations/import/{reservationID}), or change the slots themselves with POST /v2/availabilities/actions and ignoreOccupiedSlot.";
 
 /** Each stored field with its column, as drizzle names it (snake_case). */
 const casing = new CasingCache("snake_case");
@@ -17,6 +23,44 @@ export const FIELD_COLUMNS: [ExperienceField, string][] = EXPERIENCE_FIELD_NAMES
   casing.getColumnCasing(experiences[field]),
 ]);
 const quoted = FIELD_COLUMNS.map(([, column]) => `"${column}"`);
+
+/**
+ * The slots of experience $2 of winery $1 as the planner's SlotState (JSON, `[]` for none), in
+ * (date, time) order, with the reservations on each (what a conflict names); dates and times as
+ * Postgres' text, as drizzle reads them. `today` is an SQL expression of today's date as text:
+ * then only the slots from today on not changed by hand, which is all that a plan of propagation
+ * alone (no `slotsRequests`) looks at; null, every slot. Dates are compared as the planner
+ * compares them: as text, byte by byte (collate "C").
+ */
+export const slotStatesJson = (today: string) => `coalesce((select json_agg(json_build_object(
+      'id', s.id, 'experienceId', s.experience_id,
+      'date', s.date::text, 'time', s.time::text, 'maxParties', s.max_parties,
+      'minParties', s.min_parties, 'enabledLanguages', s.enabled_languages,
+      'defaultLanguages', s.default_languages, 'active', s.active,
+      'parentSlotId', s.parent_slot_id, 'manuallyModified', s.manually_modified,
+      'reservedCount', s.reserved_count, 'externalOccupants', s.external_occupants,
+      'extraData', s.extra_data,
+      'reservationIds', array(select r.id::text from reservations r
+        where r.winery_id = s.winery_id and r.slot_id = s.id order by r.id))
+      order by s.date, s.time)
+    from slots s where s.winery_id = $1 and s.experience_id = $2
+      and (${today} is null
+        or (s.date::text >= ${today} collate "C" and not s.manually_modified))), '[]')`;
+
+/** The planner's state from the experience row (row_to_json, null when absent) and its slots. */
+export function experienceState(
+  stored: Record<string, unknown> | null | undefined,
+  slots: unknown,
+): ExperienceState {
+  return {
+    values: stored
+      ? (Object.fromEntries(
+          FIELD_COLUMNS.map(([field, column]) => [field, stored[column] ?? null]),
+        ) as ExperienceState["values"])
+      : null,
+    slots: (slots ?? []) as SlotState[],
+  };
+}
 
 /**
  * The save's last statement, the same text for every call (one jsonb parameter, $3): what
@@ -118,7 +162,10 @@ saved as (
 select (select count(*) from conflicts)::int as conflicts,
   (select count(*) from deleted)::int as deleted,
   (select count(*) from updated)::int as updated,
-  (select row_to_json(saved) from saved) as experience`;
+  (select row_to_json(saved) from saved) as experience,
+  case when exists (select 1 from conflicts) then json_build_object(
+    'experience', (select row_to_json(x) from experiences x where x.winery_id = $1 and x.id = $2),
+    'slots', ${slotStatesJson("(select today from v)")}) end as state`;
 
 type SavedRow = Record<string, unknown> & {
   id: string;
@@ -138,9 +185,14 @@ type SavedRow = Record<string, unknown> & {
  * slots committed before it was granted.
  *
  * When the change would delete an occupied slot or shrink one below its occupants, the batch
- * writes nothing and the answer is `undefined`: the caller then runs the interactive save, which
- * plans the same change and answers 409 naming the slots and the reservations on them. E8's
- * preview of the same input is planned by planExperience; the tests hold the two to agree.
+ * writes nothing and answers the state it locked (`state`: the experience row and its slots from
+ * today on, with their reservations, as E8 reads them), on which planExperience, the interactive
+ * save's own planner, names the conflicts: 409 naming the slots and the reservations on them, as
+ * the interactive save answers. Running that save instead took the same locks again to find the
+ * same conflicts, a second turn in the line on the experience for every such 409. Should the
+ * planner find none (it never should), the answer is `undefined` and the caller runs the
+ * interactive save. E8's preview of the same input is planned by planExperience on the same
+ * state; the tests hold the two to agree.
  */
 export async function saveInOneRequest(
   db: HttpDb,
@@ -171,8 +223,20 @@ export async function saveInOneRequest(
     ["select 1 from experiences where winery_id = $1 and id = $2 for update", [wineryId, id]],
     [SAVE_SQL, [wineryId, id, parameters]],
   ]);
-  const outcome = rows?.[0] as { conflicts: number; experience: SavedRow | null } | undefined;
-  if (!outcome || outcome.conflicts > 0) return undefined;
+  const outcome = rows?.[0] as
+    | {
+        conflicts: number;
+        experience: SavedRow | null;
+        state: { experience: Record<string, unknown> | null; slots: unknown } | null;
+      }
+    | undefined;
+  if (!outcome) return undefined;
+  if (outcome.conflicts > 0) {
+    const state = outcome.state && experienceState(outcome.state.experience, outcome.state.slots);
+    const conflicts = state ? planExperience(id, state, input, today).conflicts : [];
+    if (conflicts.length > 0) throw new SlotConflictError(conflicts, SAVE_REMEDY);
+    return undefined;
+  }
   const row = outcome.experience;
   if (!row) throw new Error("experience upsert returned no row");
   return {
