@@ -97,6 +97,31 @@ export const SlotConflictProblemSchema = ProblemSchema.extend({
     "CONFLICT: the change would touch occupied slots (or meet another slot); nothing was written.",
 });
 
+/**
+ * E11's 409: a problem naming, when a slot had no room for the reservation's guests, the slot and
+ * the reservation. Both members are absent from E11's other conflicts (a payment below what was
+ * refunded, a slot deleted meanwhile, a race that kept losing).
+ */
+export const SlotFullProblemSchema = ProblemSchema.extend({
+  slotId: z.guid().optional().openapi({ description: "The slot without room." }),
+  reservationId: z.guid().nullable().optional().openapi({
+    description:
+      "The reservation whose guests found no room: null for one the call was creating under a new id (path `NEW` or `null`), which was never stored.",
+  }),
+}).openapi("SlotFullProblem", {
+  description:
+    "CONFLICT: a slot without room for the reservation's guests (or another conflict, then without these members); nothing was written.",
+});
+
+/** E11's 409 response, whose body is a SlotFullProblem. */
+export const slotFullResponse = {
+  409: {
+    description:
+      "CONFLICT: the slot at the reservation's date and time has no room for its guests (`slotId`, `reservationId`), the new paidTotalCents falls below what was already refunded, or a concurrent change won (the slot deleted meanwhile, a race lost again and again); nothing was written.",
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: SlotFullProblemSchema } },
+  },
+};
+
 /** A 409 response whose body is a SlotConflictProblem. */
 export const slotConflictResponse = {
   409: {

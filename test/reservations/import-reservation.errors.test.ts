@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { reservations } from "../../src/db/schema";
-import { expectProblem } from "../helpers/api";
+import { api, expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
 import { createExperience } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
@@ -181,6 +181,20 @@ describe("E11: errors", () => {
       expect((await slotState(target.slotId)).reservedCount).toBe(2);
     },
   );
+
+  it("the document declares those members: E11's 409 is a SlotFullProblem", async () => {
+    const doc = (await (await api("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(
+      JSON.stringify(
+        doc.paths["/api/v2/reservations/import/{reservationID}"]?.put?.responses["409"],
+      ),
+    ).toContain("#/components/schemas/SlotFullProblem");
+    const schema = JSON.stringify(doc.components.schemas.SlotFullProblem);
+    for (const member of ['"slotId"', '"reservationId"']) expect(schema).toContain(member);
+  });
 
   it("growing a reservation past the slot's room is 409 and keeps the stored one", async () => {
     const target = await experienceWithSlot(tenant, "2027-06-06", 4);

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { STREAM_FAILURE_NOTE } from "../../lib/json-stream";
 import { jsonRequestBody, jsonResponse, replayableResponse } from "../../lib/openapi";
+import { slotFullResponse } from "../../schemas/experience-preview";
 import { idempotencyKeyHeaders } from "../../schemas/idempotency";
 import { errorResponses, withReplayedProblems } from "../../schemas/problem";
 import { ReservationSchema, VwReservationSchema } from "../../schemas/reservation-views";
@@ -37,7 +38,8 @@ export const importReservationRoute = createRoute({
       ReservationSchema,
       "The stored reservation, with the nested reservation, its contacts and master contact.",
     ),
-    ...errorResponses("FORBIDDEN", "NOT_FOUND", "CONFLICT"),
+    ...errorResponses("FORBIDDEN", "NOT_FOUND"),
+    ...slotFullResponse,
   },
 });
 
