@@ -7,9 +7,9 @@
  * before the relay pooled its connections 43 sessions/s at 50 clients, p50 1.24 s, p99 1.64 s;
  * pooled 448/s, p50 107 ms, p99 330 ms; at 10 clients 37/s against 480/s).
  */
-import { Client, neonConfig } from "@neondatabase/serverless";
+import { Client } from "@neondatabase/serverless";
 import { WebSocket } from "ws";
-import { startEmbeddedPostgres, startNeonLocal } from "../local-db";
+import { startEmbeddedPostgres, startNeonLocal, useNeonLocal } from "../local-db";
 
 const clients = Number(process.env.CLIENTS ?? 50);
 const seconds = Number(process.env.DURATION_S ?? 10);
@@ -17,11 +17,7 @@ const serverUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const embedded = serverUrl ? undefined : await startEmbeddedPostgres();
 const connectionString = serverUrl ?? (embedded?.connectionString as string);
 const neon = await startNeonLocal({});
-neonConfig.wsProxy = (host, port) => `${neon.wsProxy}/v2?address=${host}:${port}`;
-neonConfig.useSecureWebSocket = false;
-neonConfig.pipelineTLS = false;
-neonConfig.pipelineConnect = false;
-neonConfig.webSocketConstructor = WebSocket;
+useNeonLocal(neon, WebSocket);
 
 let failed = 0;
 const latencies: number[] = [];

@@ -3,12 +3,11 @@
 // - startNeonLocal: Neon's SQL-over-HTTP endpoint and WebSocket proxy in front of any Postgres;
 // - applyMigrations: the committed drizzle migrations, applied with node-postgres.
 //
-// The Worker side points the driver at them:
-//   neonConfig.fetchEndpoint = neonLocal.httpEndpoint;
-//   neonConfig.wsProxy = (host, port) => `${neonLocal.wsProxy}/v2?address=${host}:${port}`;
-//   neonConfig.useSecureWebSocket = false; neonConfig.pipelineTLS = false; neonConfig.pipelineConnect = false;
+// The Worker points the driver at them (src/db/client.ts, configureNeon); a Node process that
+// runs the driver itself calls useNeonLocal.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { neonConfig } from "@neondatabase/serverless";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
@@ -91,6 +90,20 @@ export async function startNeonLocal(opts: {
       await Promise.all([http.close(), started.close()]);
     },
   };
+}
+
+/**
+ * Points Neon's driver in this Node process at `neon`, as src/db/client.ts does in the Worker: a
+ * plain local Postgres speaks neither TLS nor Neon's pipelined start-up. `webSocket` is Node's
+ * WebSocket class (the `ws` package's), which the driver needs outside a runtime that has one.
+ */
+export function useNeonLocal(neon: NeonLocal, webSocket: typeof neonConfig.webSocketConstructor) {
+  neonConfig.fetchEndpoint = neon.httpEndpoint;
+  neonConfig.wsProxy = (host, port) => `${neon.wsProxy}/v2?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
+  neonConfig.webSocketConstructor = webSocket;
 }
 
 /**

@@ -4,7 +4,6 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { neonConfig } from "@neondatabase/serverless";
 import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { WebSocket } from "ws";
@@ -14,6 +13,7 @@ import {
   type NeonLocal,
   startEmbeddedPostgres,
   startNeonLocal,
+  useNeonLocal,
 } from "../../scripts/local-db";
 import { MessageReader } from "../../scripts/local-db/pg-wire";
 
@@ -86,12 +86,7 @@ export async function startLocalStack(): Promise<LocalStack> {
   const postgres = await startEmbeddedPostgres();
   const neon = await startNeonLocal({});
   await applyMigrations(postgres.connectionString, join(ROOT, "drizzle"));
-  neonConfig.fetchEndpoint = neon.httpEndpoint;
-  neonConfig.wsProxy = (host, port) => `${neon.wsProxy}/v2?address=${host}:${port}`;
-  neonConfig.useSecureWebSocket = false;
-  neonConfig.pipelineTLS = false;
-  neonConfig.pipelineConnect = false;
-  neonConfig.webSocketConstructor = WebSocket;
+  useNeonLocal(neon, WebSocket);
   return {
     postgres,
     neon,
