@@ -70,6 +70,15 @@ export function renderedOnce<const N extends string>(
   };
 }
 
+/**
+ * A statement drizzle builds, rendered for rawBatch: for a batch mixing fixed-text statements with
+ * ones built per call (a planned diff's writes, which an interactive transaction runs as they are).
+ */
+export function rawStatement(statement: SQL): RawStatement {
+  const { sql: text, params } = new PgDialect({ casing: "snake_case" }).sqlToQuery(statement);
+  return [text, params];
+}
+
 /** Renders as the app's drizzle handles do (snake_case casing); a marker inlined is a bug. */
 function render(statement: SQL): { sql: string; params: unknown[] } {
   const query = new PgDialect({ casing: "snake_case" }).sqlToQuery(statement);

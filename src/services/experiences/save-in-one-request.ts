@@ -9,6 +9,7 @@ import {
   type ExperienceInput,
 } from "../../schemas/experiences";
 import { SlotConflictError } from "../slots/slot-conflict-error";
+import { SLOT_STATE_OBJECT } from "../slots/slot-rows";
 import type { SlotState } from "../slots/slot-set";
 import { type ExperienceState, planExperience, validityWindow, valuesOf } from "./plan-experience";
 
@@ -32,16 +33,7 @@ const quoted = FIELD_COLUMNS.map(([, column]) => `"${column}"`);
  * alone (no `slotsRequests`) looks at; null, every slot. Dates are compared as the planner
  * compares them: as text, byte by byte (collate "C").
  */
-export const slotStatesJson = (today: string) => `coalesce((select json_agg(json_build_object(
-      'id', s.id, 'experienceId', s.experience_id,
-      'date', s.date::text, 'time', s.time::text, 'maxParties', s.max_parties,
-      'minParties', s.min_parties, 'enabledLanguages', s.enabled_languages,
-      'defaultLanguages', s.default_languages, 'active', s.active,
-      'parentSlotId', s.parent_slot_id, 'manuallyModified', s.manually_modified,
-      'reservedCount', s.reserved_count, 'externalOccupants', s.external_occupants,
-      'extraData', s.extra_data,
-      'reservationIds', array(select r.id::text from reservations r
-        where r.winery_id = s.winery_id and r.slot_id = s.id order by r.id))
+export const slotStatesJson = (today: string) => `coalesce((select json_agg(${SLOT_STATE_OBJECT}
       order by s.date, s.time)
     from slots s where s.winery_id = $1 and s.experience_id = $2
       and (${today} is null

@@ -17,6 +17,7 @@ import {
   conflictOf,
   findConflicts,
   type SlotDiff,
+  type SlotReads,
   SlotSet,
   type SlotState,
 } from "./slot-set";
@@ -57,14 +58,16 @@ const stringList = (value: unknown): string[] =>
 /**
  * `newId` names each slot a CREATE makes, in the order they are made (request by request, date by
  * date): random uuids, or the ids a write that already made them chose (createSlotsInOneRequest).
+ * `reads`, when given, receives what the plan read of `rows` (SlotReads).
  */
 export function planSlotActions(
   requests: SlotActionRequest[],
   experiences: Map<string, ExperienceDefaults>,
   rows: SlotState[],
   newId: () => string = () => crypto.randomUUID(),
+  reads?: SlotReads,
 ): SlotActionsPlan {
-  const set = new SlotSet(rows);
+  const set = new SlotSet(rows, reads);
   const errors: FieldError[] = [];
   const skipped: SkippedSlot[] = [];
   const mayOverfill = new Set<string>();

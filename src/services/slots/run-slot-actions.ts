@@ -8,6 +8,7 @@ import type { SlotActionsCommand } from "../../schemas/slot-actions";
 import { openBusinessLocation, readBusinessLocationRow } from "../wineries/read-business-location";
 import { createSlotsInOneRequest, onlyPlainCreates } from "./create-slots-in-one-request";
 import { planSlotActions, skippedAnswer } from "./plan-slot-actions";
+import { slotActionsInOneRequest } from "./slot-actions-in-one-request";
 import { rethrowSlotKeyViolation } from "./slot-conflict-error";
 import {
   type SlotRow,
@@ -22,8 +23,9 @@ const unique = (values: (string | null | undefined)[]) => [
 ];
 
 /**
- * E9. A call of CREATE requests only is one HTTP batch (createSlotsInOneRequest); any other, or
- * one that batch leaves to it, runSlotActionsInTransaction.
+ * E9. A call of CREATE requests only is one HTTP batch (createSlotsInOneRequest); any other is a
+ * read and a batch (slotActionsInOneRequest); a call either leaves to it (a deadlock, or rows that
+ * kept changing under it), runSlotActionsInTransaction.
  */
 export async function runSlotActions(
   db: Database,
@@ -31,14 +33,14 @@ export async function runSlotActions(
   command: SlotActionsCommand,
   options: { integrationsKey: string },
 ): Promise<BusinessLocation[]> {
-  if (onlyPlainCreates(command)) {
-    try {
-      const answer = await createSlotsInOneRequest(db.http, wineryId, command, options);
-      if (answer) return answer;
-    } catch (error) {
-      // A deadlock wrote nothing: the transaction path does it again, as it does its own.
-      if (!isTransactionConflict(error)) return rethrowSlotKeyViolation(error);
-    }
+  try {
+    const answer = onlyPlainCreates(command)
+      ? await createSlotsInOneRequest(db.http, wineryId, command, options)
+      : await slotActionsInOneRequest(db.http, wineryId, command, options);
+    if (answer) return answer;
+  } catch (error) {
+    // A deadlock wrote nothing: the transaction path does it again, as it does its own.
+    if (!isTransactionConflict(error)) return rethrowSlotKeyViolation(error);
   }
   return retryOnDeadlock(() => runSlotActionsInTransaction(db, wineryId, command, options));
 }

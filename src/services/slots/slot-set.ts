@@ -76,9 +76,6 @@ export const SLOT_FIELDS = [
 ] as const;
 export type SlotField = (typeof SLOT_FIELDS)[number];
 
-const keyOf = (s: Pick<SlotState, "experienceId" | "date" | "time">) =>
-  `${s.experienceId}|${s.date}|${s.time}`;
-
 /**
  * Whether two values are the same JSON once object keys are sorted (canonicalJson). Strings,
  * finite numbers, booleans and arrays of strings, what slots and most experience fields hold, are
@@ -113,6 +110,30 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
+/**
+ * What a plan read of the slots it was given (SlotSet records it when given one): the slots it
+ * looked up by id, the (experience, date, time) keys it looked at (`keyOf`), the series it walked
+ * by their root, and whether it walked them all. A plan depends on those slots alone, so E9's
+ * one-request path (slot-actions-in-one-request.ts) writes it only while they are as read.
+ */
+export interface SlotReads {
+  ids: Set<string>;
+  keys: Set<string>;
+  roots: Set<string>;
+  all: boolean;
+}
+
+export const noReads = (): SlotReads => ({
+  ids: new Set(),
+  keys: new Set(),
+  roots: new Set(),
+  all: false,
+});
+
+/** A slot's (experience, date, time), as SlotReads.keys holds it. */
+export const slotKey = (s: Pick<SlotState, "experienceId" | "date" | "time">) =>
+  `${s.experienceId}|${s.date}|${s.time}`;
+
 export class SlotSet {
   private readonly original = new Map<string, SlotState>();
   private readonly current = new Map<string, SlotState>();
@@ -123,7 +144,10 @@ export class SlotSet {
   /** Each deleted slot's state when it was deleted. */
   private readonly deletedAs = new Map<string, SlotState>();
 
-  constructor(rows: SlotState[]) {
+  constructor(
+    rows: SlotState[],
+    private readonly reads?: SlotReads,
+  ) {
     for (const row of rows) {
       this.original.set(row.id, row);
       this.put(row);
@@ -139,20 +163,24 @@ export class SlotSet {
       else this.bySeries.set(root, [slot.id]);
     }
     this.current.set(slot.id, slot);
-    this.byKey.set(keyOf(slot), slot.id);
+    this.byKey.set(slotKey(slot), slot.id);
   }
 
   get(id: string): SlotState | undefined {
+    this.reads?.ids.add(id);
     return this.current.get(id);
   }
 
   at(experienceId: string, date: string, time: string): SlotState | undefined {
-    const id = this.byKey.get(keyOf({ experienceId, date, time }));
+    const key = slotKey({ experienceId, date, time });
+    this.reads?.keys.add(key);
+    const id = this.byKey.get(key);
     return id === undefined ? undefined : this.current.get(id);
   }
 
   /** Slots in the order they were read or created, filtered. */
   filter(keep: (slot: SlotState) => boolean): SlotState[] {
+    if (this.reads) this.reads.all = true;
     const slots: SlotState[] = [];
     for (const id of this.order) {
       const slot = this.current.get(id);
@@ -167,6 +195,7 @@ export class SlotSet {
    * of 1,000 series actions over 9,000 slots walked 9 million).
    */
   series(root: string): SlotState[] {
+    this.reads?.roots.add(root);
     const slots: SlotState[] = [];
     // A slot named as a root that is itself in a series is its own one-slot series.
     const self = this.current.get(root);
@@ -188,15 +217,15 @@ export class SlotSet {
     if (!before) return;
     this.current.set(id, after);
     if (before.date === after.date && before.time === after.time) return; // its key stays
-    this.byKey.delete(keyOf(before));
-    this.byKey.set(keyOf(after), id);
+    this.byKey.delete(slotKey(before));
+    this.byKey.set(slotKey(after), id);
   }
 
   delete(id: string) {
     const slot = this.current.get(id);
     if (!slot) return;
     this.current.delete(id);
-    this.byKey.delete(keyOf(slot));
+    this.byKey.delete(slotKey(slot));
     this.deletedAs.set(id, slot);
   }
 

@@ -1,0 +1,360 @@
+import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createDatabase, type HttpDb } from "../../src/db/client";
+import { addDays, todayUtc } from "../../src/lib/calendar";
+import { AppError } from "../../src/lib/errors";
+import type { BusinessLocation } from "../../src/schemas/business-location";
+import { SlotActionsCommandSchema } from "../../src/schemas/slot-actions";
+import type { Slot } from "../../src/schemas/slots";
+import { runSlotActionsInTransaction } from "../../src/services/slots/run-slot-actions";
+import {
+  ONE_REQUEST_ATTEMPTS,
+  slotActionsInOneRequest,
+} from "../../src/services/slots/slot-actions-in-one-request";
+import { api } from "../helpers/api";
+import { testDb } from "../helpers/db";
+import { createExperience, occupy, slotRows } from "../helpers/experiences";
+import { createTenant, type TestTenant } from "../helpers/factories";
+import { countRoundTrips } from "../helpers/round-trips";
+
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+
+const database = () =>
+  createDatabase(env, (promise) => {
+    void promise;
+  });
+const options = { integrationsKey: env.INTEGRATIONS_KEY };
+const day = (n: number) => addDays(todayUtc(), n);
+const UNKNOWN = "00000000-0000-4000-8000-000000000000";
+type Row = Awaited<ReturnType<typeof slotRows>>[number];
+type Outcome = PromiseSettledResult<BusinessLocation[]>;
+
+const settle = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => ({ status: "fulfilled" as const, value }),
+    (reason: unknown) => ({ status: "rejected" as const, reason }),
+  );
+
+/** A slot by what names it on both twins: its date and time before the call (ids are random). */
+const nameOf = (slot: { date: string; time: unknown }) =>
+  `${slot.date} ${typeof slot.time === "string" ? slot.time : JSON.stringify(slot.time)}`;
+
+function names(before: Row[], after: Row[]) {
+  return new Map([...after, ...before].map((row) => [row.id, nameOf(row)]));
+}
+
+function normalizeRows(rows: Row[], named: Map<string, string>) {
+  return rows.map(
+    ({ id, experienceId, wineryId, createdAt, updatedAt, parentSlotId, ...rest }) => ({
+      ...rest,
+      was: named.get(id),
+      parent: parentSlotId ? (named.get(parentSlotId) ?? "gone") : null,
+    }),
+  );
+}
+
+function normalizeOutcome(outcome: Outcome, named: Map<string, string>) {
+  if (outcome.status === "rejected") {
+    const error = outcome.reason as unknown;
+    if (!(error instanceof AppError)) throw error;
+    return {
+      code: error.code,
+      errors: error.options.errors,
+      slots: ((error.options.extensions?.slots as Record<string, unknown>[] | undefined) ?? []).map(
+        ({ slotId, experienceId, ...rest }) => ({ ...rest, slot: named.get(String(slotId)) }),
+      ),
+    };
+  }
+  const [record] = outcome.value;
+  if (!record) throw new Error("no record");
+  const { slotActions, ...rest } = record;
+  const slots = (list: Slot[]) =>
+    list.map(({ id, experienceId, parentSlotId, createdAt, updatedAt, ...slot }) => ({
+      ...slot,
+      was: named.get(id),
+      parent: parentSlotId ? (named.get(parentSlotId) ?? "gone") : null,
+    }));
+  return {
+    record: rest,
+    dryRun: slotActions.dryRun,
+    created: slots(slotActions.created),
+    updated: slots(slotActions.updated),
+    deleted: slots(slotActions.deleted),
+    skipped: slotActions.skipped.map(({ slotId, experienceId, ...s }) => ({
+      ...s,
+      slot: slotId ? named.get(slotId) : null,
+    })),
+  };
+}
+
+/** Twin experiences: the same slots (a series of six days at 10:00, singles at 11:30), seats taken on the same ones. */
+async function twins(occupied: number[], modified: number[]) {
+  const pair = await Promise.all([createExperience(tenant), createExperience(tenant)]);
+  for (const experience of pair) {
+    const response = await api("/v2/availabilities/actions", {
+      key: tenant.apiKey,
+      body: {
+        requests: [
+          {
+            action: "CREATE",
+            experienceId: experience.id,
+            startFromValid: day(1),
+            endToValid: day(6),
+            time: "10:00",
+          },
+          { action: "CREATE", experienceId: experience.id, day: day(2), time: "11:30" },
+          { action: "CREATE", experienceId: experience.id, day: day(4), time: "11:30" },
+        ],
+      },
+    });
+    if (response.status !== 200) throw new Error(await response.text());
+    const rows = await slotRows(tenant.wineryId, experience.id);
+    for (const i of occupied) if (rows[i]) await occupy(rows[i].id, 2 + i);
+    for (const i of modified)
+      if (rows[i])
+        await testDb().execute(
+          sql`update slots set manually_modified = true where id = ${rows[i].id}`,
+        );
+  }
+  return pair.map((experience) => experience.id) as [string, string];
+}
+
+const request = fc.record(
+  {
+    action: fc.constantFrom("UPDATE", "UPDATE", "DELETE", "CREATE"),
+    target: fc.constantFrom(...Array(12).fill("slot"), "parent", "parent", "parent", "unknown"),
+    index: fc.nat(7),
+    effectPolicy: fc.option(fc.constantFrom("SINGLE", "FOLLOWING", "SERIES"), { nil: undefined }),
+    startFromValid: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined, freq: 3 }),
+    newDay: fc.option(fc.integer({ min: 1, max: 7 }), { nil: undefined, freq: 6 }),
+    newTime: fc.option(fc.constantFrom("10:00", "11:30", "12:00"), { nil: undefined, freq: 3 }),
+    newMaxParties: fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined, freq: 2 }),
+    newMinParties: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined, freq: 6 }),
+    newActive: fc.option(fc.boolean(), { nil: undefined, freq: 3 }),
+    newOccupantsCount: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined, freq: 3 }),
+    extraData: fc.option(fc.constantFrom(null, { b: 1, a: [true] }), { nil: undefined, freq: 3 }),
+    ignoreOccupiedSlot: fc.option(fc.boolean(), { nil: undefined, freq: 2 }),
+    ignoreManualModification: fc.option(fc.boolean(), { nil: undefined, freq: 3 }),
+    dryRun: fc.option(fc.constantFrom(...Array(9).fill(false), true), { nil: undefined }),
+  },
+  { requiredKeys: ["action", "target", "index"] },
+);
+
+type Generated = typeof request extends fc.Arbitrary<infer T> ? T : never;
+
+/** The generated requests as a command on one twin, its slots named by their place (`rows`). */
+function command(generated: Generated[], experienceId: string, rows: Row[]) {
+  return SlotActionsCommandSchema.parse({
+    requests: generated.map(({ action, target, index, startFromValid, newDay, ...r }) => {
+      const slot = rows[index];
+      const id = target === "unknown" || !slot ? UNKNOWN : slot.id;
+      const range =
+        startFromValid === undefined
+          ? {}
+          : { startFromValid: day(startFromValid), endToValid: day(startFromValid + 2) };
+      if (action === "CREATE")
+        return {
+          action,
+          experienceId,
+          day: day(index + 1),
+          time: r.newTime ?? "12:00",
+          newMaxParties: r.newMaxParties,
+          newOccupantsCount: r.newOccupantsCount,
+          ignoreOccupiedSlot: r.ignoreOccupiedSlot,
+          dryRun: r.dryRun,
+        };
+      return {
+        action,
+        ...(target === "parent" ? { parentSlotId: slot?.parentSlotId ?? id } : { slotId: id }),
+        ...range,
+        ...(newDay === undefined ? {} : { newDay: day(newDay) }),
+        ...r,
+      };
+    }),
+  });
+}
+
+/** An HttpDb whose batches (rawBatch's transactions) run `before` first: a write landing between E9's read and its batch. */
+function racedBy(before: () => Promise<void>): { db: HttpDb; batches: () => number } {
+  const http = database().http as HttpDb & { $client: Record<string, unknown> };
+  const client = http.$client as unknown as {
+    query: (...args: unknown[]) => unknown;
+    transaction: (...args: unknown[]) => Promise<unknown>;
+  };
+  let batches = 0;
+  const raced = {
+    query: client.query.bind(client),
+    transaction: async (...args: unknown[]) => {
+      batches++;
+      await before();
+      return client.transaction(...args);
+    },
+  };
+  return { db: { $client: raced } as unknown as HttpDb, batches: () => batches };
+}
+
+const setOccupants = (slotId: string, seats: number) =>
+  testDb().execute(sql`update slots set external_occupants = ${seats} where id = ${slotId}`);
+
+describe("E9 beyond plain creates: a read, then one batch", () => {
+  it("answers and writes what the interactive transaction does, for generated calls", async () => {
+    const db = database();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.subarray([0, 1, 2, 3, 4, 5, 6, 7], { maxLength: 3 }),
+        fc.subarray([0, 1, 2, 3, 4, 5, 6, 7], { maxLength: 2 }),
+        fc.array(request, { minLength: 1, maxLength: 4 }),
+        async (occupied, modified, generated) => {
+          const [a, b] = await twins(occupied, modified);
+          const [beforeA, beforeB] = await Promise.all([
+            slotRows(tenant.wineryId, a),
+            slotRows(tenant.wineryId, b),
+          ]);
+          const { result: fast, trips } = await countRoundTrips(() =>
+            settle(
+              slotActionsInOneRequest(
+                db.http,
+                tenant.wineryId,
+                command(generated, a, beforeA),
+                options,
+              ),
+            ),
+          );
+          const slow = await settle(
+            runSlotActionsInTransaction(
+              db,
+              tenant.wineryId,
+              command(generated, b, beforeB),
+              options,
+            ),
+          );
+          const [afterA, afterB] = await Promise.all([
+            slotRows(tenant.wineryId, a),
+            slotRows(tenant.wineryId, b),
+          ]);
+          const [namedA, namedB] = [names(beforeA, afterA), names(beforeB, afterB)];
+          expect(normalizeRows(afterA, namedA)).toEqual(normalizeRows(afterB, namedB));
+          expect(normalizeOutcome(fast as Outcome, namedA)).toEqual(normalizeOutcome(slow, namedB));
+          // No WebSocket session: a read, and a batch only when the call writes.
+          const writes = fast.status === "fulfilled" && !fast.value?.[0]?.slotActions.dryRun;
+          expect(trips).toEqual({ httpRequests: writes ? 2 : 1, wsSessions: 0 });
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("a slot the call read, changed before its batch, is read and planned again: the delete of a slot now occupied is 409", async () => {
+    const [experienceId] = await twins([], []);
+    const [slot] = await slotRows(tenant.wineryId, experienceId);
+    if (!slot) throw new Error("no slot");
+    let raced = false;
+    const { db, batches } = racedBy(async () => {
+      if (raced) return;
+      raced = true;
+      await setOccupants(slot.id, 3);
+    });
+    const outcome = await settle(
+      slotActionsInOneRequest(
+        db,
+        tenant.wineryId,
+        SlotActionsCommandSchema.parse({ requests: [{ action: "DELETE", slotId: slot.id }] }),
+        options,
+      ),
+    );
+    expect(outcome.status).toBe("rejected");
+    expect(outcome.status === "rejected" && (outcome.reason as AppError).code).toBe("CONFLICT");
+    // The first batch met the change and wrote nothing; the second reading refused the call.
+    expect(batches()).toBe(1);
+    expect((await slotRows(tenant.wineryId, experienceId)).map((r) => r.id)).toContain(slot.id);
+  });
+
+  it("a change to a slot the call did not read does not stop its batch", async () => {
+    const [experienceId] = await twins([], []);
+    const [slot, other] = await slotRows(tenant.wineryId, experienceId);
+    if (!slot || !other) throw new Error("no slots");
+    const { db, batches } = racedBy(() => occupy(other.id, 4).then(() => undefined));
+    const [answer] = await slotActionsInOneRequest(
+      db,
+      tenant.wineryId,
+      SlotActionsCommandSchema.parse({
+        requests: [{ action: "UPDATE", slotId: slot.id, newMaxParties: 7 }],
+      }),
+      options,
+    ).then((value) => value ?? []);
+    expect(answer?.slotActions.updated.map((s) => [s.id, s.maxParties])).toEqual([[slot.id, 7]]);
+    expect(batches()).toBe(1);
+  });
+
+  it("a slot made at the (date, time) a move looked at, before its batch, makes it plan again: 409 SLOT_EXISTS", async () => {
+    const [experienceId] = await twins([], []);
+    const [slot] = await slotRows(tenant.wineryId, experienceId);
+    if (!slot) throw new Error("no slot");
+    let raced = false;
+    const { db } = racedBy(async () => {
+      if (raced) return;
+      raced = true;
+      await testDb().execute(sql`insert into slots (winery_id, experience_id, date, time, max_parties)
+        values (${tenant.wineryId}, ${experienceId}, ${slot.date}, '16:45', 5)`);
+    });
+    const outcome = await settle(
+      slotActionsInOneRequest(
+        db,
+        tenant.wineryId,
+        SlotActionsCommandSchema.parse({
+          requests: [{ action: "UPDATE", slotId: slot.id, newTime: "16:45" }],
+        }),
+        options,
+      ),
+    );
+    expect(outcome.status === "rejected" && (outcome.reason as AppError).code).toBe("CONFLICT");
+    expect(
+      outcome.status === "rejected" && (outcome.reason as AppError).options.extensions?.slots,
+    ).toMatchObject([{ reason: "SLOT_EXISTS" }]);
+  });
+
+  it(`rows that change before every batch leave the call to the interactive path after ${ONE_REQUEST_ATTEMPTS} tries, nothing written`, async () => {
+    const [experienceId] = await twins([], []);
+    const [slot] = await slotRows(tenant.wineryId, experienceId);
+    if (!slot) throw new Error("no slot");
+    let seats = 0;
+    const { db, batches } = racedBy(() => setOccupants(slot.id, ++seats).then(() => undefined));
+    const answer = await slotActionsInOneRequest(
+      db,
+      tenant.wineryId,
+      SlotActionsCommandSchema.parse({
+        requests: [{ action: "UPDATE", slotId: slot.id, newMaxParties: 9 }],
+      }),
+      options,
+    );
+    expect(answer).toBeUndefined();
+    expect(batches()).toBe(ONE_REQUEST_ATTEMPTS);
+    const [after] = await slotRows(tenant.wineryId, experienceId);
+    expect([after?.maxParties, after?.externalOccupants]).toEqual([
+      slot.maxParties,
+      ONE_REQUEST_ATTEMPTS,
+    ]);
+  });
+
+  it("through the route: an UPDATE is two HTTP requests, a dry run one, no WebSocket session", async () => {
+    const [experienceId] = await twins([], []);
+    const [slot] = await slotRows(tenant.wineryId, experienceId);
+    const act = (extra: Record<string, unknown>) =>
+      api("/v2/availabilities/actions", {
+        key: tenant.apiKey,
+        body: { requests: [{ action: "UPDATE", slotId: slot?.id, newMaxParties: 6, ...extra }] },
+      });
+    const dry = await countRoundTrips(() => act({ dryRun: true }));
+    expect(dry.result.status).toBe(200);
+    expect(dry.trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+    const real = await countRoundTrips(() => act({}));
+    expect(real.result.status).toBe(200);
+    expect(real.trips).toEqual({ httpRequests: 2, wsSessions: 0 });
+    expect((await slotRows(tenant.wineryId, experienceId))[0]?.maxParties).toBe(6);
+  });
+});
