@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDatabase, type HttpDb } from "../../src/db/client";
+import { createDatabase } from "../../src/db/client";
 import { addDays, todayUtc } from "../../src/lib/calendar";
 import { AppError } from "../../src/lib/errors";
 import type { BusinessLocation } from "../../src/schemas/business-location";
@@ -17,6 +17,7 @@ import { api } from "../helpers/api";
 import { testDb } from "../helpers/db";
 import { createExperience, occupy, slotRows } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
+import { racedBy, settle } from "../helpers/raced";
 import { countRoundTrips } from "../helpers/round-trips";
 
 let tenant: TestTenant;
@@ -33,12 +34,6 @@ const day = (n: number) => addDays(todayUtc(), n);
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
 type Row = Awaited<ReturnType<typeof slotRows>>[number];
 type Outcome = PromiseSettledResult<BusinessLocation[]>;
-
-const settle = <T>(promise: Promise<T>) =>
-  promise.then(
-    (value) => ({ status: "fulfilled" as const, value }),
-    (reason: unknown) => ({ status: "rejected" as const, reason }),
-  );
 
 /** A slot by what names it on both twins: its date and time before the call (ids are random). */
 const nameOf = (slot: { date: string; time: unknown }) =>
@@ -177,25 +172,6 @@ function command(generated: Generated[], experienceId: string, rows: Row[]) {
       };
     }),
   });
-}
-
-/** An HttpDb whose batches (rawBatch's transactions) run `before` first: a write landing between E9's read and its batch. */
-function racedBy(before: () => Promise<void>): { db: HttpDb; batches: () => number } {
-  const http = database().http as HttpDb & { $client: Record<string, unknown> };
-  const client = http.$client as unknown as {
-    query: (...args: unknown[]) => unknown;
-    transaction: (...args: unknown[]) => Promise<unknown>;
-  };
-  let batches = 0;
-  const raced = {
-    query: client.query.bind(client),
-    transaction: async (...args: unknown[]) => {
-      batches++;
-      await before();
-      return client.transaction(...args);
-    },
-  };
-  return { db: { $client: raced } as unknown as HttpDb, batches: () => batches };
 }
 
 const setOccupants = (slotId: string, seats: number) =>

@@ -13,6 +13,7 @@ import {
   findConflicts,
   type SlotConflict,
   type SlotDiff,
+  type SlotReads,
   SlotSet,
   type SlotState,
   sameValue,
@@ -61,11 +62,13 @@ export function validityWindow(values: ExperienceValues | null) {
   return { validityFrom, validityTo, from: dateOf(validityFrom), to: dateOf(validityTo) };
 }
 
+/** `reads`, when given, receives what the plan read of the slots (SlotReads). */
 export function planExperience(
   experienceId: string,
   state: ExperienceState,
   input: ExperienceInput,
   today: string,
+  reads?: SlotReads,
 ): ExperiencePlan {
   const values = valuesOf(input);
   const before = state.values;
@@ -75,7 +78,7 @@ export function planExperience(
   });
   const changed = new Set(changedFields.map((c) => c.field));
 
-  const set = new SlotSet(state.slots);
+  const set = new SlotSet(state.slots, reads);
   propagate(set, values, changed, before, today);
   const taken = applySlotRequests(set, experienceId, values, input.slotsRequests ?? []);
   const slots = set.diff();

@@ -10,13 +10,15 @@ import { rethrowSlotKeyViolation, SlotConflictError } from "../slots/slot-confli
 import { writeSlotDiff } from "../slots/slot-rows";
 import { experienceKey, stateQueries, toExperience, toState } from "./experience-record";
 import { planExperience } from "./plan-experience";
+import { saveAfterReading } from "./save-after-reading";
 import { SAVE_REMEDY, saveInOneRequest } from "./save-in-one-request";
 
 /**
  * PUT /experiences/{id}: creates or replaces the experience and applies its plan (propagation and
  * slotsRequests). Without slotsRequests, one HTTP batch does it (saveInOneRequest, which also
- * answers the conflicts it meets); with them, or when that batch failed and wrote nothing, one
- * interactive transaction. Either way the
+ * answers the conflicts it meets); with them, a read and a batch (saveAfterReading); a new
+ * experience with them, or a save either leaves (a deadlock, or rows that kept changing under it),
+ * one interactive transaction. Either way the
  * experience row and its slots are locked first (FOR UPDATE), so the change is made on rows nobody
  * else can change before it is written: a concurrent save or E9 call waits, and a reservation
  * taking seats waits and then re-checks its capacity against the new values. A plan with conflicts
@@ -30,15 +32,26 @@ export async function saveExperience(
   input: ExperienceInput,
   today = todayUtc(),
 ): Promise<Experience> {
-  if (!input.slotsRequests?.length) {
-    try {
-      const saved = await saveInOneRequest(db.http, wineryId, id, input, today);
-      if (saved) return saved;
-    } catch (error) {
-      // A deadlock wrote nothing: the transaction below does it again.
-      if (!isTransactionConflict(error)) throw error;
-    }
+  try {
+    const saved = input.slotsRequests?.length
+      ? await saveAfterReading(db.http, wineryId, id, input, today)
+      : await saveInOneRequest(db.http, wineryId, id, input, today);
+    if (saved) return saved;
+  } catch (error) {
+    // A deadlock wrote nothing: the transaction below does it again.
+    if (!isTransactionConflict(error)) return rethrowSlotKeyViolation(error);
   }
+  return saveInTransaction(db, wineryId, id, input, today);
+}
+
+/** The save as one interactive transaction, its locks taken first (see saveExperience). */
+export async function saveInTransaction(
+  db: Database,
+  wineryId: string,
+  id: string,
+  input: ExperienceInput,
+  today: string,
+): Promise<Experience> {
   try {
     return await retryOnDeadlock(() =>
       db.transaction(async (tx) => {

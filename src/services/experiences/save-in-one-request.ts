@@ -7,6 +7,7 @@ import {
   type Experience,
   type ExperienceField,
   type ExperienceInput,
+  type ExperienceValues,
 } from "../../schemas/experiences";
 import { SlotConflictError } from "../slots/slot-conflict-error";
 import { SLOT_STATE_OBJECT } from "../slots/slot-rows";
@@ -53,6 +54,24 @@ export function experienceState(
     slots: (slots ?? []) as SlotState[],
   };
 }
+
+/**
+ * The SET clause that replaces experience `x`'s values with those of the jsonb `values` (its keys
+ * the columns: valuesParameter), jsonb_populate_record mapping the JSON onto the columns' types as
+ * drizzle's parameters would, and moves its updatedAt forward. `from`: the relations `values` needs.
+ */
+const replaceValues = (values: string, from?: string) => `(${quoted.join(", ")}) = (
+      select ${quoted.map((c) => `r.${c}`).join(", ")}
+      from ${from ? `${from}, ` : ""}jsonb_populate_record(null::experiences, ${values}) r),
+    updated_at = greatest(now(), x.updated_at + interval '1 millisecond')`;
+
+/** An UPDATE of experience ($1, $2) to the values of $3 (replaceValues), answering the row as json. */
+export const REPLACE_EXPERIENCE_SQL = `update experiences x set ${replaceValues("$3::jsonb")}
+  where x.winery_id = $1 and x.id = $2 returning row_to_json(x) as experience`;
+
+/** The input's values as replaceValues reads them: an object keyed by column. */
+export const valuesByColumn = (values: ExperienceValues) =>
+  Object.fromEntries(FIELD_COLUMNS.map(([field, column]) => [column, values[field]]));
 
 /**
  * The save's last statement, the same text for every call (one jsonb parameter, $3): what
@@ -144,10 +163,7 @@ updated as (
   returning s.id
 ),
 saved as (
-  update experiences x set (${quoted.join(", ")}) = (
-      select ${quoted.map((c) => `r.${c}`).join(", ")}
-      from f, jsonb_populate_record(null::experiences, f."values") r),
-    updated_at = greatest(now(), x.updated_at + interval '1 millisecond')
+  update experiences x set ${replaceValues('f."values"', "f")}
   where x.winery_id = $1 and x.id = $2 and not exists (select 1 from conflicts)
   returning x.*
 )
@@ -205,7 +221,7 @@ export async function saveInOneRequest(
     from: window.from,
     to: window.to,
     today,
-    values: Object.fromEntries(FIELD_COLUMNS.map(([field, column]) => [column, values[field]])),
+    values: valuesByColumn(values),
   });
   const [, , rows] = await rawBatch(db, [
     [
@@ -229,7 +245,11 @@ export async function saveInOneRequest(
     if (conflicts.length > 0) throw new SlotConflictError(conflicts, SAVE_REMEDY);
     return undefined;
   }
-  const row = outcome.experience;
+  return savedExperience(outcome.experience);
+}
+
+/** The answer of a save from the row it wrote (row_to_json). */
+export function savedExperience(row: SavedRow | null | undefined): Experience {
   if (!row) throw new Error("experience upsert returned no row");
   return {
     ...(Object.fromEntries(
