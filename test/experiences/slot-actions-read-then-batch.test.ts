@@ -13,6 +13,7 @@ import {
   ONE_REQUEST_ATTEMPTS,
   slotActionsInOneRequest,
 } from "../../src/services/slots/slot-actions-in-one-request";
+import { MAX_HTTP_SLOTS } from "../../src/services/slots/slot-versions";
 import { api } from "../helpers/api";
 import { testDb } from "../helpers/db";
 import { createExperience, occupy, slotRows } from "../helpers/experiences";
@@ -315,6 +316,47 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
       slot.maxParties,
       ONE_REQUEST_ATTEMPTS,
     ]);
+  });
+
+  it(`an experience of more than ${MAX_HTTP_SLOTS} slots, or a call writing more, is left to the interactive path (an HTTP answer holds at most 10 MB)`, async () => {
+    const experience = await createExperience(tenant);
+    await testDb().execute(sql`insert into slots (winery_id, experience_id, date, time, max_parties)
+      select ${tenant.wineryId}, ${experience.id}, current_date + g, '10:00', 5
+      from generate_series(1, ${MAX_HTTP_SLOTS + 1}) g`);
+    const [first] = await slotRows(tenant.wineryId, experience.id);
+    const update = { action: "UPDATE", slotId: first?.id, newMaxParties: 8 };
+    const big = await countRoundTrips(() =>
+      api("/v2/availabilities/actions", { key: tenant.apiKey, body: { requests: [update] } }),
+    );
+    expect(big.result.status).toBe(200);
+    expect(big.trips).toEqual({ httpRequests: 1, wsSessions: 1 });
+    expect((await slotRows(tenant.wineryId, experience.id))[0]?.maxParties).toBe(8);
+
+    const small = await createExperience(tenant);
+    const times = Array.from({ length: 14 }, (_, i) => `${String(8 + i).padStart(2, "0")}:30`);
+    const [slotId] = await twins([], []).then(async ([id]) =>
+      (await slotRows(tenant.wineryId, id)).map((row) => row.id),
+    );
+    const many = await countRoundTrips(() =>
+      api("/v2/availabilities/actions", {
+        key: tenant.apiKey,
+        body: {
+          requests: [
+            { action: "UPDATE", slotId, newMaxParties: 8 },
+            ...times.map((time) => ({
+              action: "CREATE",
+              experienceId: small.id,
+              startFromValid: day(1),
+              endToValid: day(366),
+              time,
+            })),
+          ],
+        },
+      }),
+    );
+    expect(many.result.status).toBe(200);
+    expect(many.trips).toEqual({ httpRequests: 1, wsSessions: 1 });
+    expect(await slotRows(tenant.wineryId, small.id)).toHaveLength(14 * 366);
   });
 
   it("through the route: an UPDATE is two HTTP requests, a dry run one, no WebSocket session", async () => {

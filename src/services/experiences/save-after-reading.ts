@@ -11,6 +11,7 @@ import {
   STALE,
   slotGuard,
   type Targets,
+  tooManyToWrite,
   type VersionedSlot,
   versionedSlots,
 } from "../slots/slot-versions";
@@ -55,7 +56,8 @@ const ATTEMPTS = 2;
  *   interactive save's own statements).
  * Something read changed meanwhile fails the batch, with nothing written, and the save is read and
  * planned again, up to ATTEMPTS times; then, or for an experience not there yet (whose row the
- * interactive save inserts and locks first), the answer is `undefined` and the caller runs the
+ * interactive save inserts and locks first), or one of more than MAX_HTTP_SLOTS slots, or a plan
+ * writing more, the answer is `undefined` and the caller runs the
  * interactive save.
  */
 export async function saveAfterReading(
@@ -70,22 +72,25 @@ export async function saveAfterReading(
   const values = JSON.stringify(valuesByColumn(valuesOf(input)));
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const [read] = (await rawQuery(db, READ_SQL, [wineryId, id])) as unknown as [
-      { experience: Record<string, unknown>; version: string; slots: VersionedSlot[] } | undefined,
+      | { experience: Record<string, unknown>; version: string; slots: VersionedSlot[] | null }
+      | undefined,
     ];
-    if (!read) return undefined;
+    const slots = read?.slots;
+    if (!read || !slots) return undefined;
     const reads = noReads();
     const state = experienceState(
       read.experience,
-      read.slots.map((slot) => slot.state),
+      slots.map((slot) => slot.state),
     );
     const plan = planExperience(id, state, input, today, reads);
     if (plan.conflicts.length > 0) throw new SlotConflictError(plan.conflicts, SAVE_REMEDY);
+    if (tooManyToWrite(plan.slots)) return undefined;
     try {
       const results = await rawBatch(db, [
         [LOCK_EXPERIENCES_SQL, [wineryId, argument]],
         [LOCK_SLOTS_SQL, [wineryId, argument]],
         [ROW_GUARD_SQL, [wineryId, id, read.version]],
-        slotGuard(wineryId, targets, reads, read.slots),
+        slotGuard(wineryId, targets, reads, slots),
         [REPLACE_EXPERIENCE_SQL, [wineryId, id, values]],
         ...slotDiffStatements(wineryId, plan.slots).map(rawStatement),
       ]);

@@ -14,6 +14,7 @@ import {
   STALE,
   slotGuard,
   type Targets,
+  tooManyToWrite,
   type VersionedSlot,
   versionedSlots,
 } from "./slot-versions";
@@ -61,7 +62,8 @@ const STAMPS_SQL = `select id, created_at as "createdAt", updated_at as "updated
 
 interface ReadOutcome {
   experiences: { state: ExperienceDefaults; version: string }[];
-  slots: VersionedSlot[];
+  /** Null: more than MAX_HTTP_SLOTS. */
+  slots: VersionedSlot[] | null;
   record: NonNullable<Parameters<typeof openBusinessLocation>[0]>["record"] | null;
 }
 
@@ -87,7 +89,8 @@ const unique = (values: (string | null | undefined)[]) => [
  * Something the plan read changed between the read and the batch (another call was first) fails
  * the batch, with nothing written, and the call is read and planned again, up to
  * ONE_REQUEST_ATTEMPTS times; then the answer is `undefined` and the caller runs the interactive
- * path, whose locks come first. Changes to slots the plan did not read (another slot of the
+ * path, whose locks come first; as it is for experiences of more than MAX_HTTP_SLOTS slots, or a
+ * plan writing more. Changes to slots the plan did not read (another slot of the
  * experience taking a reservation) do not fail it: the plan does not depend on them, and the
  * batch's locks keep them out while it writes.
  */
@@ -106,18 +109,21 @@ export async function slotActionsInOneRequest(
   const argument = JSON.stringify(targets);
   for (let attempt = 1; attempt <= ONE_REQUEST_ATTEMPTS; attempt++) {
     const [read] = (await rawQuery(db, READ_SQL, [wineryId, argument])) as unknown as [ReadOutcome];
+    const slots = read.slots;
+    if (!slots) return undefined;
     const reads = noReads();
     const plan = planSlotActions(
       requests,
       new Map(read.experiences.map(({ state }) => [state.id, state])),
-      read.slots.map(({ state }) => state),
+      slots.map(({ state }) => state),
       undefined,
       reads,
     );
     const { diff } = plan;
-    const asRead = new Map(read.slots.map((slot) => [slot.state.id, slot]));
+    const asRead = new Map(slots.map((slot) => [slot.state.id, slot]));
     let written = new Map<string, { createdAt: string; updatedAt: string }>();
     if (!plan.dryRun) {
+      if (tooManyToWrite(diff)) return undefined;
       const changed = [...diff.create, ...diff.update.map((u) => u.after)].map((s) => s.id);
       const versions = read.experiences.map(({ state, version }) => ({ id: state.id, version }));
       let results: Record<string, unknown>[][];
@@ -126,7 +132,7 @@ export async function slotActionsInOneRequest(
           [LOCK_EXPERIENCES_SQL, [wineryId, argument]],
           [LOCK_SLOTS_SQL, [wineryId, argument]],
           [EXPERIENCE_GUARD_SQL, [wineryId, JSON.stringify({ ...targets, experiences: versions })]],
-          slotGuard(wineryId, targets, reads, read.slots),
+          slotGuard(wineryId, targets, reads, slots),
           ...slotDiffStatements(wineryId, diff).map(rawStatement),
           [STAMPS_SQL, [wineryId, JSON.stringify(changed)]],
         ]);

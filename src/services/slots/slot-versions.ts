@@ -10,7 +10,7 @@
 import { postgresError } from "../../db/errors";
 import type { RawStatement } from "../../db/raw-batch";
 import { SLOT_STATE_OBJECT } from "./slot-rows";
-import { type SlotReads, type SlotState, slotKey } from "./slot-set";
+import { type SlotDiff, type SlotReads, type SlotState, slotKey } from "./slot-set";
 
 /**
  * The experiences a call acts on, as a condition on `e` (experiences): named, or owning a slot or a
@@ -28,12 +28,28 @@ export const ACTED_ON = `e.winery_id = $1 and (
       s.id in (select jsonb_array_elements_text($2::jsonb -> 'slotIds')::uuid)
       or s.parent_slot_id in (select jsonb_array_elements_text($2::jsonb -> 'parentIds')::uuid))))`;
 
-/** The slots `where` picks (on `s`), each as `{ state, version, createdAt, updatedAt }`, in (date, time, id) order: json. */
-export const versionedSlots = (where: string) => `coalesce((select json_agg(json_build_object(
-    'state', x.o, 'version', md5(x.o::text), 'createdAt', x.created_at, 'updatedAt', x.updated_at)
-    order by x.date, x.time, x.id)
-  from (select ${SLOT_STATE_OBJECT} as o, s.date, s.time, s.id, s.created_at, s.updated_at
-    from slots s where ${where}) x), '[]')`;
+/**
+ * The most slots a read-then-batch call reads, or writes, over HTTP: a slot is about 500 bytes of
+ * json, and Neon answers at most 10 MB to an HTTP query. A call on more is left to the interactive
+ * path, whose WebSocket has no such limit.
+ */
+export const MAX_HTTP_SLOTS = 5000;
+
+/**
+ * The slots `where` picks (on `s`), each as `{ state, version, createdAt, updatedAt }`, in (date,
+ * time, id) order: json; null when they are more than MAX_HTTP_SLOTS.
+ */
+export const versionedSlots = (where: string) => `case
+  when (select count(*) from slots s where ${where}) <= ${MAX_HTTP_SLOTS}
+  then coalesce((select json_agg(json_build_object(
+      'state', x.o, 'version', md5(x.o::text), 'createdAt', x.created_at,
+      'updatedAt', x.updated_at) order by x.date, x.time, x.id)
+    from (select ${SLOT_STATE_OBJECT} as o, s.date, s.time, s.id, s.created_at, s.updated_at
+      from slots s where ${where}) x), '[]') end`;
+
+/** Whether a plan's diff is more than a batch should carry over HTTP (MAX_HTTP_SLOTS). */
+export const tooManyToWrite = (diff: SlotDiff) =>
+  diff.create.length + diff.update.length + diff.delete.length > MAX_HTTP_SLOTS;
 
 export interface VersionedSlot {
   state: SlotState;
