@@ -251,6 +251,39 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
     expect((await slotRows(tenant.wineryId, experienceId)).map((r) => r.id)).toContain(slot.id);
   });
 
+  it("the experience's values changed before the batch: a CREATE, which takes its defaults, plans again; an UPDATE does not", async () => {
+    const [experienceId] = await twins([], []);
+    const [slot] = await slotRows(tenant.wineryId, experienceId);
+    let maxParties = 10;
+    const { db, batches } = racedBy(async () => {
+      maxParties++;
+      await testDb().execute(
+        sql`update experiences set max_parties = ${maxParties} where id = ${experienceId}`,
+      );
+    });
+    const update = { action: "UPDATE", slotId: slot?.id, newActive: false };
+    const [created] = await slotActionsInOneRequest(
+      db,
+      tenant.wineryId,
+      SlotActionsCommandSchema.parse({
+        requests: [update, { action: "CREATE", experienceId, day: day(9), time: "18:00" }],
+      }),
+      options,
+    ).then((value) => value ?? []);
+    // Planned on 11 (written before the first batch), then again on 12 (before the second): the
+    // second batch also met a change and the call is left to the interactive path.
+    expect(created).toBeUndefined();
+    expect(batches()).toBe(ONE_REQUEST_ATTEMPTS);
+    const [updated] = await slotActionsInOneRequest(
+      db,
+      tenant.wineryId,
+      SlotActionsCommandSchema.parse({ requests: [update] }),
+      options,
+    ).then((value) => value ?? []);
+    expect(updated?.slotActions.updated.map((s) => s.active)).toEqual([false]);
+    expect(batches()).toBe(ONE_REQUEST_ATTEMPTS + 1);
+  });
+
   it("a change to a slot the call did not read does not stop its batch", async () => {
     const [experienceId] = await twins([], []);
     const [slot, other] = await slotRows(tenant.wineryId, experienceId);

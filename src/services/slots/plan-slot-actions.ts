@@ -93,6 +93,7 @@ export function planSlotActions(
 
     if (r.action === "CREATE") {
       if (!r.experienceId) return fail("experienceId", "is required for CREATE");
+      reads?.experiences.add(r.experienceId);
       const experience = experiences.get(r.experienceId);
       if (!experience) throw new NotFoundError("Experience", r.experienceId);
       if (!r.time) return fail("time", "is required for CREATE");

@@ -38,13 +38,16 @@ select
   (${RECORD_SQL}$1) as record`;
 
 /**
- * The guard of the experiences' values the plan read ($2 `experiences`: id and version), as
- * SLOT_GUARD_SQL guards the slots (slot-versions.ts).
+ * The guard of the experiences' values the plan read ($2 `experiences`: id and version; only a
+ * CREATE reads them, for its defaults), as SLOT_GUARD_SQL guards the slots (slot-versions.ts). A
+ * save that changes another field of the experience does not fail an UPDATE or a DELETE.
  */
 const EXPERIENCE_GUARD_SQL = `
 with arg as (select $2::jsonb as j),
 cur as (
-  select e.id, md5((${EXPERIENCE_OBJECT})::text) as version from experiences e where ${ACTED_ON}
+  select e.id, md5((${EXPERIENCE_OBJECT})::text) as version from experiences e, arg
+  where ${ACTED_ON} and e.id in (select w.id from jsonb_to_recordset(arg.j -> 'experiences')
+    as w(id uuid))
 ),
 want as (
   select w.id, w.version
@@ -125,7 +128,9 @@ export async function slotActionsInOneRequest(
     if (!plan.dryRun) {
       if (tooManyToWrite(diff)) return undefined;
       const changed = [...diff.create, ...diff.update.map((u) => u.after)].map((s) => s.id);
-      const versions = read.experiences.map(({ state, version }) => ({ id: state.id, version }));
+      const versions = read.experiences
+        .filter(({ state }) => reads.experiences.has(state.id))
+        .map(({ state, version }) => ({ id: state.id, version }));
       let results: Record<string, unknown>[][];
       try {
         results = await rawBatch(db, [

@@ -112,8 +112,8 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * What a plan read of the slots it was given (SlotSet records it when given one): the slots it
- * looked up by id, the (experience, date, time) keys it looked at (`keyOf`), the series it walked
- * by their root, and whether it walked them all. A plan depends on those slots alone, so E9's
+ * looked up by id, the (experience, date, time) keys it looked at (`slotKey`), the series it
+ * walked by their root, whether it walked them all, and the experiences whose values it read. A plan depends on those slots alone, so E9's
  * one-request path (slot-actions-in-one-request.ts) writes it only while they are as read.
  */
 export interface SlotReads {
@@ -121,6 +121,8 @@ export interface SlotReads {
   keys: Set<string>;
   roots: Set<string>;
   all: boolean;
+  /** The experiences whose values the plan read (E9: a CREATE's defaults). */
+  experiences: Set<string>;
 }
 
 export const noReads = (): SlotReads => ({
@@ -128,6 +130,7 @@ export const noReads = (): SlotReads => ({
   keys: new Set(),
   roots: new Set(),
   all: false,
+  experiences: new Set(),
 });
 
 /** A slot's (experience, date, time), as SlotReads.keys holds it. */
