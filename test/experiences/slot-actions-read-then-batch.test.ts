@@ -8,7 +8,10 @@ import { AppError } from "../../src/lib/errors";
 import type { BusinessLocation } from "../../src/schemas/business-location";
 import { SlotActionsCommandSchema } from "../../src/schemas/slot-actions";
 import type { Slot } from "../../src/schemas/slots";
-import { runSlotActionsInTransaction } from "../../src/services/slots/run-slot-actions";
+import {
+  runSlotActions,
+  runSlotActionsInTransaction,
+} from "../../src/services/slots/run-slot-actions";
 import {
   ONE_REQUEST_ATTEMPTS,
   slotActionsInOneRequest,
@@ -19,6 +22,7 @@ import { testDb } from "../helpers/db";
 import { createExperience, occupy, slotRows } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { racedBy, settle } from "../helpers/raced";
+import { putReservation, reservationBody } from "../helpers/reservations";
 import { countRoundTrips } from "../helpers/round-trips";
 
 let tenant: TestTenant;
@@ -218,7 +222,13 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
           expect(normalizeRows(afterA, namedA)).toEqual(normalizeRows(afterB, namedB));
           expect(normalizeOutcome(fast as Outcome, namedA)).toEqual(normalizeOutcome(slow, namedB));
           // No WebSocket session: a read, and a batch only when the call writes.
-          const writes = fast.status === "fulfilled" && !fast.value?.[0]?.slotActions.dryRun;
+          const actions = fast.status === "fulfilled" ? fast.value?.[0]?.slotActions : undefined;
+          const writes =
+            !actions?.dryRun &&
+            (actions?.created.length ?? 0) +
+              (actions?.updated.length ?? 0) +
+              (actions?.deleted.length ?? 0) >
+              0;
           expect(trips).toEqual({ httpRequests: writes ? 2 : 1, wsSessions: 0 });
         },
       ),
@@ -357,7 +367,8 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
       select ${tenant.wineryId}, ${experience.id}, current_date + g, '10:00', 5
       from generate_series(1, ${MAX_HTTP_SLOTS + 1}) g`);
     const [first] = await slotRows(tenant.wineryId, experience.id);
-    const update = { action: "UPDATE", slotId: first?.id, newMaxParties: 8 };
+    // A move: not the one-statement path of an UPDATE in place.
+    const update = { action: "UPDATE", slotId: first?.id, newMaxParties: 8, newTime: "10:30" };
     const big = await countRoundTrips(() =>
       api("/v2/availabilities/actions", { key: tenant.apiKey, body: { requests: [update] } }),
     );
@@ -392,13 +403,17 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
     expect(await slotRows(tenant.wineryId, small.id)).toHaveLength(14 * 366);
   });
 
-  it("through the route: an UPDATE is two HTTP requests, a dry run one, no WebSocket session", async () => {
+  it("through the route: an UPDATE that moves a slot is two HTTP requests, its dry run one, no WebSocket session", async () => {
     const [experienceId] = await twins([], []);
     const [slot] = await slotRows(tenant.wineryId, experienceId);
     const act = (extra: Record<string, unknown>) =>
       api("/v2/availabilities/actions", {
         key: tenant.apiKey,
-        body: { requests: [{ action: "UPDATE", slotId: slot?.id, newMaxParties: 6, ...extra }] },
+        body: {
+          requests: [
+            { action: "UPDATE", slotId: slot?.id, newMaxParties: 6, newTime: "10:15", ...extra },
+          ],
+        },
       });
     const dry = await countRoundTrips(() => act({ dryRun: true }));
     expect(dry.result.status).toBe(200);
@@ -406,6 +421,130 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
     const real = await countRoundTrips(() => act({}));
     expect(real.result.status).toBe(200);
     expect(real.trips).toEqual({ httpRequests: 2, wsSessions: 0 });
-    expect((await slotRows(tenant.wineryId, experienceId))[0]?.maxParties).toBe(6);
+    expect((await slotRows(tenant.wineryId, experienceId))[0]).toMatchObject({
+      maxParties: 6,
+      time: "10:15:00",
+    });
+  });
+});
+
+describe("E9 on one slot by itself: one statement", () => {
+  const single = fc.record(
+    {
+      action: fc.constantFrom("UPDATE", "UPDATE", "DELETE"),
+      index: fc.nat(7),
+      wrongExperience: fc.constantFrom(...Array(9).fill(false), true),
+      newMaxParties: fc.option(fc.integer({ min: 0, max: 12 }), { nil: undefined }),
+      newMinParties: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined, freq: 3 }),
+      newActive: fc.option(fc.boolean(), { nil: undefined, freq: 2 }),
+      newOccupantsCount: fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined, freq: 2 }),
+      newEnabledLanguages: fc.option(fc.constantFrom([], ["de"], ["en", "it"]), {
+        nil: undefined,
+        freq: 3,
+      }),
+      newDefaultLanguages: fc.option(fc.constantFrom([], ["it"]), { nil: undefined, freq: 3 }),
+      extraData: fc.option(fc.constantFrom(null, {}, { b: 1, a: [true] }), {
+        nil: undefined,
+        freq: 3,
+      }),
+      ignoreOccupiedSlot: fc.option(fc.boolean(), { nil: undefined, freq: 2 }),
+    },
+    { requiredKeys: ["action", "index", "wrongExperience"] },
+  );
+
+  it("answers and writes what the interactive transaction does, for generated calls; one HTTP request when it acts", async () => {
+    const db = database();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.subarray([0, 1, 2, 3, 4, 5, 6, 7], { maxLength: 3 }),
+        fc.subarray([0, 1, 2, 3, 4, 5, 6, 7], { maxLength: 3 }),
+        single,
+        async (occupied, modified, { index, wrongExperience, ...generated }) => {
+          const [a, b] = await twins(occupied, modified);
+          const [beforeA, beforeB] = await Promise.all([
+            slotRows(tenant.wineryId, a),
+            slotRows(tenant.wineryId, b),
+          ]);
+          const call = (experienceId: string, rows: Row[]) =>
+            SlotActionsCommandSchema.parse({
+              requests: [
+                {
+                  ...generated,
+                  slotId: rows[index]?.id,
+                  ...(wrongExperience && { experienceId: UNKNOWN }),
+                  // Alternately named and not: the statement checks it either way.
+                  ...(!wrongExperience && index % 2 === 0 && { experienceId }),
+                },
+              ],
+            });
+          const { result: fast, trips } = await countRoundTrips(() =>
+            settle(runSlotActions(db, tenant.wineryId, call(a, beforeA), options)),
+          );
+          const slow = await settle(
+            runSlotActionsInTransaction(db, tenant.wineryId, call(b, beforeB), options),
+          );
+          const [afterA, afterB] = await Promise.all([
+            slotRows(tenant.wineryId, a),
+            slotRows(tenant.wineryId, b),
+          ]);
+          const [namedA, namedB] = [names(beforeA, afterA), names(beforeB, afterB)];
+          expect(normalizeRows(afterA, namedA)).toEqual(normalizeRows(afterB, namedB));
+          expect(normalizeOutcome(fast as Outcome, namedA)).toEqual(normalizeOutcome(slow, namedB));
+          // Acting: its one statement; refused or changing nothing, then planned (one read).
+          const [record] = fast.status === "fulfilled" ? fast.value : [];
+          const acted =
+            (record?.slotActions.updated.length ?? 0) + (record?.slotActions.deleted.length ?? 0);
+          expect(trips).toEqual({ httpRequests: acted > 0 ? 1 : 2, wsSessions: 0 });
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("lowering a slot's capacity while imports take its seats never leaves it overfull", async () => {
+    const experience = await createExperience(tenant);
+    const date = day(3);
+    const response = await api("/v2/availabilities/actions", {
+      key: tenant.apiKey,
+      body: {
+        requests: [
+          {
+            action: "CREATE",
+            experienceId: experience.id,
+            day: date,
+            time: "10:00",
+            newMaxParties: 8,
+          },
+        ],
+      },
+    });
+    const slotId = ((await response.json()) as BusinessLocation[])[0]?.slotActions.created[0]?.id;
+    const results = await Promise.all([
+      ...Array.from({ length: 8 }, () =>
+        putReservation(
+          tenant,
+          crypto.randomUUID(),
+          reservationBody(
+            { experienceId: experience.id, date, time: "10:00:00" },
+            { guestCount01: 1, guestCountTotal: 1 },
+          ),
+        ),
+      ),
+      ...[5, 3, 6, 4].map((newMaxParties) =>
+        api("/v2/availabilities/actions", {
+          key: tenant.apiKey,
+          body: { requests: [{ action: "UPDATE", slotId, newMaxParties }] },
+        }),
+      ),
+    ]);
+    const statuses = results.map((r) => r.status);
+    expect(
+      statuses.every((s) => s === 200 || s === 409),
+      statuses.join(),
+    ).toBe(true);
+    const [slot] = await slotRows(tenant.wineryId, experience.id);
+    const imported = statuses.slice(0, 8).filter((s) => s === 200).length;
+    expect(slot?.reservedCount).toBe(imported);
+    expect(slot?.occupiedCount).toBeLessThanOrEqual(slot?.maxParties ?? 0);
   });
 });

@@ -92,18 +92,23 @@ describe("lock order of E11, E9 and experience saves", () => {
   it("a deadlock Postgres breaks by aborting E9 is run again: 200, written once", async () => {
     const target = await experienceWithSlot(tenant);
     const later = await createSlot(tenant, target.experienceId, target.date, "18:00:00");
-    // E9 locks the experience, then its slots in order, and waits for the later one.
+    // E9 locks the experience, then its slots in order, and waits for the later one. (A move:
+    // an UPDATE in place of one slot by itself locks that row alone, and waits on nothing else.)
     const answer = await deadlocked(
       lockSlot(later),
       () =>
         api("/v2/availabilities/actions", {
           key: tenant.apiKey,
-          body: { requests: [{ action: "UPDATE", slotId: target.slotId, newMaxParties: 7 }] },
+          body: {
+            requests: [
+              { action: "UPDATE", slotId: target.slotId, newMaxParties: 7, newTime: "16:00" },
+            ],
+          },
         }),
       lockExperience(target.experienceId),
     );
     expect(answer.status).toBe(200);
-    expect((await slotState(target.slotId)).maxParties).toBe(7);
+    expect(await slotState(target.slotId)).toMatchObject({ maxParties: 7, time: "16:00:00" });
   });
 });
 

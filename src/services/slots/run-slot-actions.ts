@@ -6,6 +6,7 @@ import { experiences, slots } from "../../db/schema";
 import type { BusinessLocation } from "../../schemas/business-location";
 import type { SlotActionsCommand } from "../../schemas/slot-actions";
 import { openBusinessLocation, readBusinessLocationRow } from "../wineries/read-business-location";
+import { actOnOneSlot, oneSlotAction } from "./act-on-one-slot";
 import { createSlotsInOneRequest, onlyPlainCreates } from "./create-slots-in-one-request";
 import { planSlotActions, skippedAnswer } from "./plan-slot-actions";
 import { slotActionsInOneRequest } from "./slot-actions-in-one-request";
@@ -23,9 +24,11 @@ const unique = (values: (string | null | undefined)[]) => [
 ];
 
 /**
- * E9. A call of CREATE requests only is one HTTP batch (createSlotsInOneRequest); any other is a
- * read and a batch (slotActionsInOneRequest); a call either leaves to it (a deadlock, or rows that
- * kept changing under it), runSlotActionsInTransaction.
+ * E9. A call of CREATE requests only is one HTTP batch (createSlotsInOneRequest); a call of one
+ * UPDATE (not a move) or DELETE of one slot by itself, one statement (actOnOneSlot), planned as
+ * any other when that statement changed nothing; any other, a read and a batch
+ * (slotActionsInOneRequest); a call these leave to it (a deadlock, rows that kept changing under
+ * it, more slots than an HTTP answer holds), runSlotActionsInTransaction.
  */
 export async function runSlotActions(
   db: Database,
@@ -34,9 +37,11 @@ export async function runSlotActions(
   options: { integrationsKey: string },
 ): Promise<BusinessLocation[]> {
   try {
+    const one = oneSlotAction(command);
     const answer = onlyPlainCreates(command)
       ? await createSlotsInOneRequest(db.http, wineryId, command, options)
-      : await slotActionsInOneRequest(db.http, wineryId, command, options);
+      : ((one && (await actOnOneSlot(db.http, wineryId, one, options))) ??
+        (await slotActionsInOneRequest(db.http, wineryId, command, options)));
     if (answer) return answer;
   } catch (error) {
     // A deadlock wrote nothing: the transaction path does it again, as it does its own.

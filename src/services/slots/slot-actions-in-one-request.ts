@@ -81,8 +81,8 @@ const unique = (values: (string | null | undefined)[]) => [
  * E9 in two HTTP requests and no interactive transaction, for any call: one statement reads the
  * experiences acted on and their slots (no lock), planSlotActions plans on them, recording what it
  * read (SlotReads), and then
- * - a refused call (404, 400, 409) or a dry run is answered from that reading, having locked and
- *   written nothing: what the call would have met at that instant;
+ * - a refused call (404, 400, 409), a dry run or a call that changes nothing is answered from that
+ *   reading, having locked and written nothing: what the call would have met at that instant;
  * - otherwise ONE batch (one transaction) locks the experiences and their slots as the interactive
  *   path does, checks that the experiences' values and every slot the plan read are as read
  *   (slot-versions.ts), writes the plan's diff (slotDiffStatements, the interactive path's own
@@ -125,7 +125,8 @@ export async function slotActionsInOneRequest(
     const { diff } = plan;
     const asRead = new Map(slots.map((slot) => [slot.state.id, slot]));
     let written = new Map<string, { createdAt: string; updatedAt: string }>();
-    if (!plan.dryRun) {
+    const writes = diff.create.length + diff.update.length + diff.delete.length > 0;
+    if (!plan.dryRun && writes) {
       if (tooManyToWrite(diff)) return undefined;
       const changed = [...diff.create, ...diff.update.map((u) => u.after)].map((s) => s.id);
       const versions = read.experiences
