@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../../src/db/client";
 import { addDays, todayUtc } from "../../src/lib/calendar";
-import { AppError } from "../../src/lib/errors";
+import type { AppError } from "../../src/lib/errors";
 import { type ExperienceInput, ExperienceInputSchema } from "../../src/schemas/experiences";
 import { saveAfterReading } from "../../src/services/experiences/save-after-reading";
 import { saveInTransaction } from "../../src/services/experiences/save-experience";
@@ -20,6 +20,7 @@ import {
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { racedBy, settle } from "../helpers/raced";
 import { countRoundTrips } from "../helpers/round-trips";
+import { normalizeRefusal, normalizeRows, type SlotRow, slotNames } from "../helpers/slot-twins";
 
 let tenant: TestTenant;
 beforeAll(async () => {
@@ -31,33 +32,13 @@ const database = () =>
     void promise;
   });
 const day = (n: number) => addDays(todayUtc(), n);
-type Row = Awaited<ReturnType<typeof slotRows>>[number];
-
-const nameOf = (row: { date: string; time: string }) => `${row.date} ${row.time}`;
-const names = (before: Row[], after: Row[]) =>
-  new Map([...after, ...before].map((row) => [row.id, nameOf(row)]));
-const normalizeRows = (rows: Row[], named: Map<string, string>) =>
-  rows.map(({ id, experienceId, wineryId, createdAt, updatedAt, parentSlotId, ...rest }) => ({
-    ...rest,
-    was: named.get(id),
-    parent: parentSlotId ? (named.get(parentSlotId) ?? "gone") : null,
-  }));
+type Row = SlotRow;
 
 function normalizeOutcome(
   outcome: Awaited<ReturnType<typeof settle<unknown>>>,
   named: Map<string, string>,
 ) {
-  if (outcome.status === "rejected") {
-    const error = outcome.reason;
-    if (!(error instanceof AppError)) throw error;
-    return {
-      code: error.code,
-      errors: error.options.errors,
-      slots: ((error.options.extensions?.slots as Record<string, unknown>[] | undefined) ?? []).map(
-        ({ slotId, experienceId, ...rest }) => ({ ...rest, slot: named.get(String(slotId)) }),
-      ),
-    };
-  }
+  if (outcome.status === "rejected") return normalizeRefusal(outcome.reason, named);
   const { id, createdAt, updatedAt, ...values } = outcome.value as Record<string, unknown>;
   return values;
 }
@@ -146,7 +127,7 @@ describe("PUT experience with slotsRequests: a read, then one batch", () => {
             slotRows(tenant.wineryId, a),
             slotRows(tenant.wineryId, b),
           ]);
-          const [namedA, namedB] = [names(beforeA, afterA), names(beforeB, afterB)];
+          const [namedA, namedB] = [slotNames(beforeA, afterA), slotNames(beforeB, afterB)];
           expect(normalizeRows(afterA, namedA)).toEqual(normalizeRows(afterB, namedB));
           expect(normalizeOutcome(fast, namedA)).toEqual(normalizeOutcome(slow, namedB));
           // No WebSocket session: a read, and a batch only when the save writes.

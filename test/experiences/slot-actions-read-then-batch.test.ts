@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../../src/db/client";
 import { addDays, todayUtc } from "../../src/lib/calendar";
-import { AppError } from "../../src/lib/errors";
+import type { AppError } from "../../src/lib/errors";
 import type { BusinessLocation } from "../../src/schemas/business-location";
 import { SlotActionsCommandSchema } from "../../src/schemas/slot-actions";
 import type { Slot } from "../../src/schemas/slots";
@@ -24,6 +24,7 @@ import { createTenant, type TestTenant } from "../helpers/factories";
 import { racedBy, settle } from "../helpers/raced";
 import { putReservation, reservationBody } from "../helpers/reservations";
 import { countRoundTrips } from "../helpers/round-trips";
+import { normalizeRefusal, normalizeRows, type SlotRow, slotNames } from "../helpers/slot-twins";
 
 let tenant: TestTenant;
 beforeAll(async () => {
@@ -37,39 +38,11 @@ const database = () =>
 const options = { integrationsKey: env.INTEGRATIONS_KEY };
 const day = (n: number) => addDays(todayUtc(), n);
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
-type Row = Awaited<ReturnType<typeof slotRows>>[number];
+type Row = SlotRow;
 type Outcome = PromiseSettledResult<BusinessLocation[]>;
 
-/** A slot by what names it on both twins: its date and time before the call (ids are random). */
-const nameOf = (slot: { date: string; time: unknown }) =>
-  `${slot.date} ${typeof slot.time === "string" ? slot.time : JSON.stringify(slot.time)}`;
-
-function names(before: Row[], after: Row[]) {
-  return new Map([...after, ...before].map((row) => [row.id, nameOf(row)]));
-}
-
-function normalizeRows(rows: Row[], named: Map<string, string>) {
-  return rows.map(
-    ({ id, experienceId, wineryId, createdAt, updatedAt, parentSlotId, ...rest }) => ({
-      ...rest,
-      was: named.get(id),
-      parent: parentSlotId ? (named.get(parentSlotId) ?? "gone") : null,
-    }),
-  );
-}
-
 function normalizeOutcome(outcome: Outcome, named: Map<string, string>) {
-  if (outcome.status === "rejected") {
-    const error = outcome.reason as unknown;
-    if (!(error instanceof AppError)) throw error;
-    return {
-      code: error.code,
-      errors: error.options.errors,
-      slots: ((error.options.extensions?.slots as Record<string, unknown>[] | undefined) ?? []).map(
-        ({ slotId, experienceId, ...rest }) => ({ ...rest, slot: named.get(String(slotId)) }),
-      ),
-    };
-  }
+  if (outcome.status === "rejected") return normalizeRefusal(outcome.reason, named);
   const [record] = outcome.value;
   if (!record) throw new Error("no record");
   const { slotActions, ...rest } = record;
@@ -218,7 +191,7 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
             slotRows(tenant.wineryId, a),
             slotRows(tenant.wineryId, b),
           ]);
-          const [namedA, namedB] = [names(beforeA, afterA), names(beforeB, afterB)];
+          const [namedA, namedB] = [slotNames(beforeA, afterA), slotNames(beforeB, afterB)];
           expect(normalizeRows(afterA, namedA)).toEqual(normalizeRows(afterB, namedB));
           expect(normalizeOutcome(fast as Outcome, namedA)).toEqual(normalizeOutcome(slow, namedB));
           // No WebSocket session: a read, and a batch only when the call writes.
@@ -487,7 +460,7 @@ describe("E9 on one slot by itself: one statement", () => {
             slotRows(tenant.wineryId, a),
             slotRows(tenant.wineryId, b),
           ]);
-          const [namedA, namedB] = [names(beforeA, afterA), names(beforeB, afterB)];
+          const [namedA, namedB] = [slotNames(beforeA, afterA), slotNames(beforeB, afterB)];
           expect(normalizeRows(afterA, namedA)).toEqual(normalizeRows(afterB, namedB));
           expect(normalizeOutcome(fast as Outcome, namedA)).toEqual(normalizeOutcome(slow, namedB));
           // Acting: its one statement; refused or changing nothing, then planned (one read).

@@ -18,10 +18,7 @@ import {
   toSlotState,
   writeSlotDiff,
 } from "./slot-rows";
-
-const unique = (values: (string | null | undefined)[]) => [
-  ...new Set(values.filter((v): v is string => Boolean(v))),
-];
+import { targetsOf } from "./slot-versions";
 
 /**
  * E9. A call of CREATE requests only is one HTTP batch (createSlotsInOneRequest); a call of one
@@ -67,9 +64,7 @@ export async function runSlotActionsInTransaction(
   options: { integrationsKey: string },
 ): Promise<BusinessLocation[]> {
   const { requests } = command;
-  const experienceIds = unique(requests.map((r) => r.experienceId));
-  const slotIds = unique(requests.flatMap((r) => [r.slotId, r.parentSlotId]));
-  const parentIds = unique(requests.map((r) => r.parentSlotId));
+  const { experienceIds, slotIds, parentIds } = targetsOf(requests);
   try {
     return await db.transaction(async (tx) => {
       const owners = tx

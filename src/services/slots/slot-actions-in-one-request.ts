@@ -13,7 +13,7 @@ import {
   LOCK_SLOTS_SQL,
   STALE,
   slotGuard,
-  type Targets,
+  targetsOf,
   tooManyToWrite,
   type VersionedSlot,
   versionedSlots,
@@ -73,10 +73,6 @@ interface ReadOutcome {
 /** Reads, plans and batches are tried this many times before the call is left to the caller. */
 export const ONE_REQUEST_ATTEMPTS = 2;
 
-const unique = (values: (string | null | undefined)[]) => [
-  ...new Set(values.filter((v): v is string => Boolean(v))),
-];
-
 /**
  * E9 in two HTTP requests and no interactive transaction, for any call: one statement reads the
  * experiences acted on and their slots (no lock), planSlotActions plans on them, recording what it
@@ -104,11 +100,7 @@ export async function slotActionsInOneRequest(
   options: { integrationsKey: string },
 ): Promise<BusinessLocation[] | undefined> {
   const { requests } = command;
-  const targets: Targets = {
-    experienceIds: unique(requests.map((r) => r.experienceId)),
-    slotIds: unique(requests.flatMap((r) => [r.slotId, r.parentSlotId])),
-    parentIds: unique(requests.map((r) => r.parentSlotId)),
-  };
+  const targets = targetsOf(requests);
   const argument = JSON.stringify(targets);
   for (let attempt = 1; attempt <= ONE_REQUEST_ATTEMPTS; attempt++) {
     const [read] = (await rawQuery(db, READ_SQL, [wineryId, argument])) as unknown as [ReadOutcome];

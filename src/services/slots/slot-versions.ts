@@ -9,6 +9,7 @@
  */
 import { postgresError } from "../../db/errors";
 import type { RawStatement } from "../../db/raw-batch";
+import type { SlotActionRequest } from "../../schemas/slot-actions";
 import { SLOT_STATE_OBJECT } from "./slot-rows";
 import { type SlotDiff, type SlotReads, type SlotState, slotKey } from "./slot-set";
 
@@ -22,6 +23,19 @@ export interface Targets {
   slotIds: string[];
   parentIds: string[];
 }
+const unique = (values: (string | null | undefined)[]) => [
+  ...new Set(values.filter((v): v is string => Boolean(v))),
+];
+
+/** What an E9 call names: the experiences, slots and series it acts on. */
+export function targetsOf(requests: readonly SlotActionRequest[]): Targets {
+  return {
+    experienceIds: unique(requests.map((r) => r.experienceId)),
+    slotIds: unique(requests.flatMap((r) => [r.slotId, r.parentSlotId])),
+    parentIds: unique(requests.map((r) => r.parentSlotId)),
+  };
+}
+
 export const ACTED_ON = `e.winery_id = $1 and (
     e.id in (select jsonb_array_elements_text($2::jsonb -> 'experienceIds')::uuid)
     or e.id in (select s.experience_id from slots s where s.winery_id = $1 and (
