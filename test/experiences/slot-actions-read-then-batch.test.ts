@@ -22,7 +22,7 @@ import { testDb } from "../helpers/db";
 import { createExperience, occupy, slotRows } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { racedBy, settle } from "../helpers/raced";
-import { putReservation, reservationBody } from "../helpers/reservations";
+import { putReservation, reservationBody, slotState } from "../helpers/reservations";
 import { countRoundTrips } from "../helpers/round-trips";
 import { normalizeRefusal, normalizeRows, type SlotRow, slotNames } from "../helpers/slot-twins";
 
@@ -265,6 +265,43 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
     ).then((value) => value ?? []);
     expect(updated?.slotActions.updated.map((s) => s.active)).toEqual([false]);
     expect(batches()).toBe(ONE_REQUEST_ATTEMPTS + 1);
+  });
+
+  it("seats taken before its batch on a slot the call shrinks make it plan again (409); seats released do not, and the answer reports them", async () => {
+    const [experienceId] = await twins([0, 1], []);
+    const [full, freed] = await slotRows(tenant.wineryId, experienceId);
+    if (!full || !freed) throw new Error("no slots");
+    // A series UPDATE (not the one-statement path) of both slots' capacity to 4: fits 2 and 3 seats.
+    const shrink = (slotId: string) =>
+      SlotActionsCommandSchema.parse({
+        requests: [
+          { action: "UPDATE", slotId, newMaxParties: 4, newTime: "10:00", newActive: true },
+        ],
+      });
+    let raced = false;
+    const taking = racedBy(async () => {
+      if (raced) return;
+      raced = true;
+      await occupy(full.id, 6);
+    });
+    const refused = await settle(
+      slotActionsInOneRequest(taking.db, tenant.wineryId, shrink(full.id), options),
+    );
+    expect(refused.status === "rejected" && (refused.reason as AppError).code).toBe("CONFLICT");
+    expect(taking.batches()).toBe(1);
+    expect((await slotState(full.id)).maxParties).toBe(full.maxParties);
+
+    const releasing = racedBy(() => occupy(freed.id, 1));
+    const [answer] = await slotActionsInOneRequest(
+      releasing.db,
+      tenant.wineryId,
+      shrink(freed.id),
+      options,
+    ).then((value) => value ?? []);
+    expect(releasing.batches()).toBe(1);
+    expect(answer?.slotActions.updated).toMatchObject([
+      { id: freed.id, maxParties: 4, reservedCount: 1, occupiedCount: 1, availableSeats: 3 },
+    ]);
   });
 
   it("a change to a slot the call did not read does not stop its batch", async () => {

@@ -90,7 +90,7 @@ export async function saveAfterReading(
         [LOCK_EXPERIENCES_SQL, [wineryId, argument]],
         [LOCK_SLOTS_SQL, [wineryId, argument]],
         [ROW_GUARD_SQL, [wineryId, id, read.version]],
-        slotGuard(wineryId, targets, reads, slots),
+        slotGuard(wineryId, targets, reads, slots, plan.slots),
         [REPLACE_EXPERIENCE_SQL, [wineryId, id, values]],
         ...slotDiffStatements(wineryId, plan.slots).map(rawStatement),
       ]);

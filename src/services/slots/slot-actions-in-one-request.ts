@@ -5,7 +5,7 @@ import type { SlotActionsCommand } from "../../schemas/slot-actions";
 import { openBusinessLocation, RECORD_SQL } from "../wineries/read-business-location";
 import { type ExperienceDefaults, planSlotActions, skippedAnswer } from "./plan-slot-actions";
 import { slotDiffStatements, toSlot } from "./slot-rows";
-import { noReads } from "./slot-set";
+import { noReads, type SlotState } from "./slot-set";
 import {
   ACTED_ON,
   isStalePlan,
@@ -59,6 +59,13 @@ changed as (
 )
 select cast('${STALE}experience ' || id as int) from changed`;
 
+/**
+ * The seats reserved on the slots the batch changes or deletes, read once everything is locked,
+ * before it writes: what its answer reports (imports may have released some since the read).
+ */
+const SEATS_SQL = `select id, reserved_count as "reservedCount" from slots
+  where winery_id = $1 and id in (select jsonb_array_elements_text($2::jsonb)::uuid)`;
+
 /** The written slots' stamps, the batch's last statement. */
 const STAMPS_SQL = `select id, created_at as "createdAt", updated_at as "updatedAt" from slots
   where winery_id = $1 and id in (select jsonb_array_elements_text($2::jsonb)::uuid)`;
@@ -90,8 +97,9 @@ export const ONE_REQUEST_ATTEMPTS = 2;
  * ONE_REQUEST_ATTEMPTS times; then the answer is `undefined` and the caller runs the interactive
  * path, whose locks come first; as it is for experiences of more than MAX_HTTP_SLOTS slots, or a
  * plan writing more. Changes to slots the plan did not read (another slot of the
- * experience taking a reservation) do not fail it: the plan does not depend on them, and the
- * batch's locks keep them out while it writes.
+ * experience taking a reservation) do not fail it, nor seats released on the slots it did: the
+ * plan does not depend on them, and the batch's locks keep them out while it writes; its answer
+ * reports the seats as the batch found them.
  */
 export async function slotActionsInOneRequest(
   db: HttpDb,
@@ -117,10 +125,12 @@ export async function slotActionsInOneRequest(
     const { diff } = plan;
     const asRead = new Map(slots.map((slot) => [slot.state.id, slot]));
     let written = new Map<string, { createdAt: string; updatedAt: string }>();
+    const reservedNow = new Map<string, number>();
     const writes = diff.create.length + diff.update.length + diff.delete.length > 0;
     if (!plan.dryRun && writes) {
       if (tooManyToWrite(diff)) return undefined;
       const changed = [...diff.create, ...diff.update.map((u) => u.after)].map((s) => s.id);
+      const touched = [...diff.update.map((u) => u.after), ...diff.delete].map((s) => s.id);
       const versions = read.experiences
         .filter(({ state }) => reads.experiences.has(state.id))
         .map(({ state, version }) => ({ id: state.id, version }));
@@ -130,7 +140,8 @@ export async function slotActionsInOneRequest(
           [LOCK_EXPERIENCES_SQL, [wineryId, argument]],
           [LOCK_SLOTS_SQL, [wineryId, argument]],
           [EXPERIENCE_GUARD_SQL, [wineryId, JSON.stringify({ ...targets, experiences: versions })]],
-          slotGuard(wineryId, targets, reads, slots),
+          slotGuard(wineryId, targets, reads, slots, diff),
+          [SEATS_SQL, [wineryId, JSON.stringify(touched)]],
           ...slotDiffStatements(wineryId, diff).map(rawStatement),
           [STAMPS_SQL, [wineryId, JSON.stringify(changed)]],
         ]);
@@ -144,7 +155,14 @@ export async function slotActionsInOneRequest(
         updatedAt: string;
       }[];
       written = new Map(stamps.map((row) => [row.id, row]));
+      // The seats reserved as the batch found them (no more than read: the guard saw to that).
+      const seats = (results[4] ?? []) as { id: string; reservedCount: number }[];
+      for (const { id, reservedCount } of seats) reservedNow.set(id, reservedCount);
     }
+    const withSeats = (slot: SlotState) => {
+      const reservedCount = reservedNow.get(slot.id);
+      return reservedCount === undefined ? slot : { ...slot, reservedCount };
+    };
     const stamped = (id: string) => {
       const row = written.get(id) ?? asRead.get(id);
       return row
@@ -158,8 +176,8 @@ export async function slotActionsInOneRequest(
         {
           dryRun: plan.dryRun,
           created: diff.create.map((s) => toSlot(s, stamped(s.id))),
-          updated: diff.update.map(({ after }) => toSlot(after, stamped(after.id))),
-          deleted: diff.delete.map((s) => toSlot(s, stamped(s.id))),
+          updated: diff.update.map(({ after }) => toSlot(withSeats(after), stamped(after.id))),
+          deleted: diff.delete.map((s) => toSlot(withSeats(s), stamped(s.id))),
           skipped: skippedAnswer(plan.skipped),
         },
       ),

@@ -50,15 +50,28 @@ export const ACTED_ON = `e.winery_id = $1 and (
 export const MAX_HTTP_SLOTS = 5000;
 
 /**
+ * What a slot `s`'s version is the md5 of: every column a plan writes or branches on, but its
+ * reserved seats (and the reservations holding them), which imports change all the time and plans
+ * never write: those the batch checks apart, only on the slots the plan changes, and only for
+ * growth (`seats` in SLOT_GUARD_SQL), since fewer seats taken never makes a change conflict.
+ */
+const VERSION_OBJECT = `json_build_object('id', s.id, 'experienceId', s.experience_id,
+  'date', s.date, 'time', s.time, 'maxParties', s.max_parties, 'minParties', s.min_parties,
+  'enabledLanguages', s.enabled_languages, 'defaultLanguages', s.default_languages,
+  'active', s.active, 'parentSlotId', s.parent_slot_id, 'manuallyModified', s.manually_modified,
+  'externalOccupants', s.external_occupants, 'extraData', s.extra_data)`;
+
+/**
  * The slots `where` picks (on `s`), each as `{ state, version, createdAt, updatedAt }`, in (date,
  * time, id) order: json; null when they are more than MAX_HTTP_SLOTS.
  */
 export const versionedSlots = (where: string) => `case
   when (select count(*) from slots s where ${where}) <= ${MAX_HTTP_SLOTS}
   then coalesce((select json_agg(json_build_object(
-      'state', x.o, 'version', md5(x.o::text), 'createdAt', x.created_at,
+      'state', x.o, 'version', x.v, 'createdAt', x.created_at,
       'updatedAt', x.updated_at) order by x.date, x.time, x.id)
-    from (select ${SLOT_STATE_OBJECT} as o, s.date, s.time, s.id, s.created_at, s.updated_at
+    from (select ${SLOT_STATE_OBJECT} as o, md5((${VERSION_OBJECT})::text) as v, s.date, s.time,
+        s.id, s.created_at, s.updated_at
       from slots s where ${where}) x), '[]') end`;
 
 /** Whether a plan's diff is more than a batch should carry over HTTP (MAX_HTTP_SLOTS). */
@@ -91,14 +104,16 @@ export const STALE = "stale plan: ";
 /**
  * The guard: the versions of the slots the plan read ($2 `slots`: id and version) against those
  * of the slots there now, chosen as the plan chose them (`ids` looked up, series `roots` walked,
- * `keys` looked at, or `all`), so a slot changed, gone or come since the read fails the statement,
- * and with it the batch: nothing written. The failure is a cast of a text naming the slot to int,
+ * `keys` looked at, or `all`), and the seats reserved on the slots the plan changes or deletes
+ * (`seats`: id and reserved seats as read) against theirs now, so a slot changed, gone or come
+ * since the read, or one the plan changes holding more seats, fails the statement, and with it
+ * the batch: nothing written. The failure is a cast of a text naming the slot to int,
  * per row of `changed` at run time (a cast of a constant would be folded, and raise, when planned).
  */
 const SLOT_GUARD_SQL = `
 with arg as (select $2::jsonb as j),
 cur as (
-  select s.id, md5((${SLOT_STATE_OBJECT})::text) as version from slots s, arg
+  select s.id, md5((${VERSION_OBJECT})::text) as version from slots s, arg
   where s.winery_id = $1 and s.experience_id in (select e.id from experiences e where ${ACTED_ON})
     and ((arg.j ->> 'all')::boolean
       or s.id in (select jsonb_array_elements_text(arg.j -> 'ids')::uuid)
@@ -112,6 +127,10 @@ want as (
 changed as (
   select coalesce(c.id, w.id) as id from cur c full join want w on w.id = c.id
   where c.version is distinct from w.version
+  union all
+  select s.id from arg, jsonb_to_recordset(arg.j -> 'seats') as w(id uuid, reserved int)
+  join slots s on s.winery_id = $1 and s.id = w.id
+  where s.reserved_count > w.reserved
 )
 select cast('${STALE}slot ' || id as int) from changed`;
 
@@ -119,13 +138,18 @@ select cast('${STALE}slot ' || id as int) from changed`;
 export const isStalePlan = (error: unknown) =>
   (postgresError(error)?.message ?? "").includes(STALE);
 
-/** SLOT_GUARD_SQL for a plan on `slots` (as read) that read `reads` of them. */
+/** SLOT_GUARD_SQL for a plan on `slots` (as read) that read `reads` of them and makes `diff`. */
 export function slotGuard(
   wineryId: string,
   targets: Targets,
   reads: SlotReads,
   slots: readonly VersionedSlot[],
+  diff: SlotDiff,
 ): RawStatement {
+  const seats = [...diff.update.map(({ before }) => before), ...diff.delete].map((slot) => ({
+    id: slot.id,
+    reserved: slot.reservedCount,
+  }));
   const ids = new Set([...reads.ids, ...reads.roots]);
   const read = ({ state }: VersionedSlot) =>
     reads.all ||
@@ -143,6 +167,7 @@ export function slotGuard(
         roots: [...reads.roots],
         keys: [...reads.keys],
         slots: slots.filter(read).map(({ state, version }) => ({ id: state.id, version })),
+        seats,
       }),
     ],
   ];
