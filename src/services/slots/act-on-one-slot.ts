@@ -118,10 +118,10 @@ export function oneSlotAction(command: SlotActionsCommand): SlotActionRequest | 
 
 /**
  * E9 for a call of one request on one slot by itself (oneSlotAction) as ONE statement (a DELETE
- * after its experience's lock, in the same HTTP request), as E11 takes seats: the slot's row is changed (or deleted) by a conditional UPDATE (or DELETE) whose
- * conditions are the planner's own refusals, read on the row as it locks it, so no lock is held
- * beyond that statement and nothing read before it can be stale; the business-location record in
- * the same statement. `undefined` when it changed nothing: the slot is not there, the call is
+ * after its experience's lock, in the same HTTP request), as E11 takes seats: the slot's row is
+ * changed (or deleted) by a conditional UPDATE (or DELETE) whose conditions are the planner's own
+ * refusals, read on the row as it locks it, so no lock is held beyond that statement and nothing
+ * read before it can be stale; the business-location record in the same statement. `undefined` when it changed nothing: the slot is not there, the call is
  * refused (400, 409), or it changes nothing; the caller then plans it (slotActionsInOneRequest),
  * whose answer says which, in the planner's words.
  */

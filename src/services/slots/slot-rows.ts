@@ -22,7 +22,7 @@ export const slotColumnsWithReservations = {
 /**
  * Slot `s` as the planners' SlotState, built by Postgres (json): dates and times as Postgres' text,
  * as drizzle reads them, with the reservations on it (toSlotState's reading of a row of
- * slotColumnsWithReservations). Its text is also what E9's one-request path fingerprints a slot by.
+ * slotColumnsWithReservations): what the read-then-batch paths plan on (slot-versions.ts).
  */
 export const SLOT_STATE_OBJECT = `json_build_object(
       'id', s.id, 'experienceId', s.experience_id,

@@ -1,10 +1,9 @@
 /**
  * Planning on an unlocked read, writing in one batch: the pieces E9 (slot-actions-in-one-request)
  * and the experience save with slotsRequests (save-after-reading) share. The call reads the slots
- * with a version each (the md5 of their planner state's json text), plans on them recording what
- * it read (SlotReads), and its batch locks the experiences and their slots as the interactive
- * paths lock them, then checks that every slot the plan read is still at its version (SLOT_GUARD_SQL)
- * before it writes. The locks are held for one batch's statements inside Postgres instead of an
+ * with a version each (VERSION_OBJECT), plans on them recording what it read (SlotReads), and its
+ * batch locks the experiences and their slots as the interactive paths lock them, then checks
+ * that every slot the plan read is still at its version (SLOT_GUARD_SQL) before it writes. The locks are held for one batch's statements inside Postgres instead of an
  * interactive transaction's round trips through the Worker.
  */
 import { postgresError } from "../../db/errors";
