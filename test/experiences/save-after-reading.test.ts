@@ -1,15 +1,13 @@
-import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDatabase } from "../../src/db/client";
 import { addDays, todayUtc } from "../../src/lib/calendar";
 import type { AppError } from "../../src/lib/errors";
 import { type ExperienceInput, ExperienceInputSchema } from "../../src/schemas/experiences";
 import { saveAfterReading } from "../../src/services/experiences/save-after-reading";
 import { saveInTransaction } from "../../src/services/experiences/save-experience";
 import { expectProblem } from "../helpers/api";
-import { testDb } from "../helpers/db";
+import { testDatabase, testDb } from "../helpers/db";
 import {
   createExperience,
   EXPERIENCE_BODY,
@@ -27,10 +25,7 @@ beforeAll(async () => {
   tenant = await createTenant();
 });
 
-const database = () =>
-  createDatabase(env, (promise) => {
-    void promise;
-  });
+const database = testDatabase;
 const day = (n: number) => addDays(todayUtc(), n);
 type Row = SlotRow;
 

@@ -2,7 +2,6 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDatabase } from "../../src/db/client";
 import { addDays, todayUtc } from "../../src/lib/calendar";
 import type { AppError } from "../../src/lib/errors";
 import type { BusinessLocation } from "../../src/schemas/business-location";
@@ -18,7 +17,7 @@ import {
 } from "../../src/services/slots/slot-actions-in-one-request";
 import { MAX_HTTP_SLOTS } from "../../src/services/slots/slot-versions";
 import { api } from "../helpers/api";
-import { testDb } from "../helpers/db";
+import { testDatabase, testDb } from "../helpers/db";
 import { createExperience, occupy, slotRows } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { racedBy, settle } from "../helpers/raced";
@@ -31,10 +30,7 @@ beforeAll(async () => {
   tenant = await createTenant();
 });
 
-const database = () =>
-  createDatabase(env, (promise) => {
-    void promise;
-  });
+const database = testDatabase;
 const options = { integrationsKey: env.INTEGRATIONS_KEY };
 const day = (n: number) => addDays(todayUtc(), n);
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";

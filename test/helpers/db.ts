@@ -2,11 +2,16 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { createDatabase } from "../../src/db/client";
 
-/** The test's own handle on the same database the Worker uses, through the same driver. */
-export function testDb() {
+/** The Worker's Database (HTTP and interactive transactions), for tests that call services. */
+export function testDatabase() {
   return createDatabase(env, (promise) => {
     void promise;
-  }).http;
+  });
+}
+
+/** The test's own handle on the same database the Worker uses, through the same driver. */
+export function testDb() {
+  return testDatabase().http;
 }
 
 /** Waits until some session of this database is blocked on a lock (a request under test). */

@@ -1,5 +1,5 @@
-import { env } from "cloudflare:workers";
-import { createDatabase, type HttpDb } from "../../src/db/client";
+import type { HttpDb } from "../../src/db/client";
+import { testDatabase } from "./db";
 
 /** A promise's outcome as Promise.allSettled gives it. */
 export const settle = <T>(promise: Promise<T>) =>
@@ -13,9 +13,7 @@ export const settle = <T>(promise: Promise<T>) =>
  * read-then-batch call's read and its batch (slot-versions.ts). `batches`: how many were sent.
  */
 export function racedBy(before: () => Promise<void>): { db: HttpDb; batches: () => number } {
-  const http = createDatabase(env, (promise) => {
-    void promise;
-  }).http as HttpDb & { $client: Record<string, unknown> };
+  const http = testDatabase().http as HttpDb & { $client: Record<string, unknown> };
   const client = http.$client as unknown as {
     query: (...args: unknown[]) => unknown;
     transaction: (...args: unknown[]) => Promise<unknown>;
