@@ -3,9 +3,8 @@
  * CLIENTS concurrent loops (default 50) for DURATION_S seconds (default 60) on one new experience
  * with 20 slots, each call one of: E9 UPDATE of a slot (newMaxParties or newOccupantsCount), E9
  * dry-run DELETE, E11 import (a new reservation, or one of the loop's own moved to another slot),
- * PUT experience (maxParties, propagated to the slots), GET availabilities. Every one of those but
- * the listing takes the experience's lock, so they come in turn: what this measures is how long
- * each holds it. Prints, per kind of call, the statuses and the latency (p50, p99, max, how many
+ * PUT experience (maxParties, propagated to the slots), GET availabilities. The writes lock the
+ * experience or its slots, so they come in turn: what this measures is how long each holds them. Prints, per kind of call, the statuses and the latency (p50, p99, max, how many
  * over 2 s and over 10 s).
  * Run: `BASE_URL=http://127.0.0.1:8787 API_KEY=<seed's apiKey> npx tsx scripts/bench/one-experience.ts`.
  * Session 20, `npm run dev` on 2 CPUs, 50 clients, 60 s: with E9 beyond plain creates and saves
