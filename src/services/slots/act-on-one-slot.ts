@@ -3,17 +3,17 @@ import { rawBatch, rawQuery } from "../../db/raw-batch";
 import type { BusinessLocation } from "../../schemas/business-location";
 import type { SlotActionRequest, SlotActionsCommand } from "../../schemas/slot-actions";
 import { openBusinessLocation, RECORD_SQL } from "../wineries/read-business-location";
-import { toSlot } from "./slot-rows";
+import { slotStateObject, toSlot } from "./slot-rows";
 import type { SlotState } from "./slot-set";
 
-/** The slot's columns as json, as SlotState reads them (dates and times as Postgres' text). */
-const STATE = (s: string) => `json_build_object('id', ${s}.id, 'experienceId', ${s}.experience_id,
-  'date', ${s}.date::text, 'time', ${s}.time::text, 'maxParties', ${s}.max_parties,
-  'minParties', ${s}.min_parties, 'enabledLanguages', ${s}.enabled_languages,
-  'defaultLanguages', ${s}.default_languages, 'active', ${s}.active,
-  'parentSlotId', ${s}.parent_slot_id, 'manuallyModified', ${s}.manually_modified,
-  'reservedCount', ${s}.reserved_count, 'externalOccupants', ${s}.external_occupants,
-  'extraData', ${s}.extra_data, 'createdAt', ${s}.created_at, 'updatedAt', ${s}.updated_at)`;
+/**
+ * The one-slot statements' answer, one row when the slot was written (`row` its written or
+ * deleted row), none otherwise: the slot as SlotState with its stamps, and the business-location
+ * record.
+ */
+const ANSWER = (row: string) => `${slotStateObject(row)} as slot,
+  ${row}.created_at as "createdAt", ${row}.updated_at as "updatedAt",
+  (${RECORD_SQL}$1) as record from ${row}`;
 
 /** The request's values ($3, jsonb), each SQL null when absent or null (the planner's `??`). */
 const PARAMETERS = `p as (
@@ -76,7 +76,7 @@ u as (
         and coalesce(p.occupants, s.external_occupants) <= s.external_occupants))
   returning s.*
 )
-select (select ${STATE("u")} from u) as slot, (${RECORD_SQL}$1) as record`;
+select ${ANSWER("u")}`;
 
 /**
  * E9's DELETE of one slot by itself as ONE statement: deleted only when it is the winery's (and
@@ -100,7 +100,7 @@ d as (
     and (p.ignore_occupied or s.reserved_count + s.external_occupants = 0)
   returning s.*
 )
-select (select ${STATE("d")} from d) as slot, (${RECORD_SQL}$1) as record`;
+select ${ANSWER("d")}`;
 
 /**
  * The one request of a call that acts on one slot by itself, not a dry run: an UPDATE that does
@@ -141,13 +141,14 @@ export async function actOnOneSlot(
           ])
         )[1] ?? [])
       : await rawQuery(db, UPDATE_SQL, parameters);
-  const slot = row?.slot as (SlotState & { createdAt: string; updatedAt: string }) | null;
-  if (!slot) return undefined;
-  const { createdAt, updatedAt, ...state } = slot;
-  const answer = toSlot(state, { createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) });
+  if (!row) return undefined;
+  const answer = toSlot(row.slot as SlotState, {
+    createdAt: new Date(row.createdAt as string),
+    updatedAt: new Date(row.updatedAt as string),
+  });
   return [
     await openBusinessLocation(
-      row?.record ? { record: row.record as never } : undefined,
+      row.record ? { record: row.record as never } : undefined,
       options.integrationsKey,
       {
         dryRun: false,

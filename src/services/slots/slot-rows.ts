@@ -20,20 +20,24 @@ export const slotColumnsWithReservations = {
 };
 
 /**
- * Slot `s` as the planners' SlotState, built by Postgres (json): dates and times as Postgres' text,
- * as drizzle reads them, with the reservations on it (toSlotState's reading of a row of
- * slotColumnsWithReservations): what the read-then-batch paths plan on (slot-versions.ts).
+ * Slot row `s` (any alias) as the planners' SlotState, built by Postgres (json): dates and times
+ * as Postgres' text, as drizzle reads them, with the reservations on it (toSlotState's reading of
+ * a row of slotColumnsWithReservations): what the read-then-batch paths plan on (slot-versions.ts)
+ * and E9's one-slot statement answers (act-on-one-slot.ts).
  */
-export const SLOT_STATE_OBJECT = `json_build_object(
-      'id', s.id, 'experienceId', s.experience_id,
-      'date', s.date::text, 'time', s.time::text, 'maxParties', s.max_parties,
-      'minParties', s.min_parties, 'enabledLanguages', s.enabled_languages,
-      'defaultLanguages', s.default_languages, 'active', s.active,
-      'parentSlotId', s.parent_slot_id, 'manuallyModified', s.manually_modified,
-      'reservedCount', s.reserved_count, 'externalOccupants', s.external_occupants,
-      'extraData', s.extra_data,
+export const slotStateObject = (s: string) => `json_build_object(
+      'id', ${s}.id, 'experienceId', ${s}.experience_id,
+      'date', ${s}.date::text, 'time', ${s}.time::text, 'maxParties', ${s}.max_parties,
+      'minParties', ${s}.min_parties, 'enabledLanguages', ${s}.enabled_languages,
+      'defaultLanguages', ${s}.default_languages, 'active', ${s}.active,
+      'parentSlotId', ${s}.parent_slot_id, 'manuallyModified', ${s}.manually_modified,
+      'reservedCount', ${s}.reserved_count, 'externalOccupants', ${s}.external_occupants,
+      'extraData', ${s}.extra_data,
       'reservationIds', array(select r.id::text from reservations r
-        where r.winery_id = s.winery_id and r.slot_id = s.id order by r.id))`;
+        where r.winery_id = ${s}.winery_id and r.slot_id = ${s}.id order by r.id))`;
+
+/** slotStateObject of a slot row named `s`. */
+export const SLOT_STATE_OBJECT = slotStateObject("s");
 
 export function toSlotState(row: SlotRow & { reservationIds?: string[] }): SlotState {
   return {
