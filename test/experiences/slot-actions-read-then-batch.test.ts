@@ -32,6 +32,8 @@ beforeAll(async () => {
 
 const database = testDatabase;
 const options = { integrationsKey: env.INTEGRATIONS_KEY };
+const act = (requests: unknown[]) =>
+  api("/v2/availabilities/actions", { key: tenant.apiKey, body: { requests } });
 const day = (n: number) => addDays(todayUtc(), n);
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
 type Row = SlotRow;
@@ -65,22 +67,17 @@ function normalizeOutcome(outcome: Outcome, named: Map<string, string>) {
 async function twins(occupied: number[], modified: number[]) {
   const pair = await Promise.all([createExperience(tenant), createExperience(tenant)]);
   for (const experience of pair) {
-    const response = await api("/v2/availabilities/actions", {
-      key: tenant.apiKey,
-      body: {
-        requests: [
-          {
-            action: "CREATE",
-            experienceId: experience.id,
-            startFromValid: day(1),
-            endToValid: day(6),
-            time: "10:00",
-          },
-          { action: "CREATE", experienceId: experience.id, day: day(2), time: "11:30" },
-          { action: "CREATE", experienceId: experience.id, day: day(4), time: "11:30" },
-        ],
+    const response = await act([
+      {
+        action: "CREATE",
+        experienceId: experience.id,
+        startFromValid: day(1),
+        endToValid: day(6),
+        time: "10:00",
       },
-    });
+      { action: "CREATE", experienceId: experience.id, day: day(2), time: "11:30" },
+      { action: "CREATE", experienceId: experience.id, day: day(4), time: "11:30" },
+    ]);
     if (response.status !== 200) throw new Error(await response.text());
     const rows = await slotRows(tenant.wineryId, experience.id);
     for (const i of occupied) if (rows[i]) await occupy(rows[i].id, 2 + i);
@@ -375,9 +372,7 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
     const [first] = await slotRows(tenant.wineryId, experience.id);
     // A move: not the one-statement path of an UPDATE in place.
     const update = { action: "UPDATE", slotId: first?.id, newMaxParties: 8, newTime: "10:30" };
-    const big = await countRoundTrips(() =>
-      api("/v2/availabilities/actions", { key: tenant.apiKey, body: { requests: [update] } }),
-    );
+    const big = await countRoundTrips(() => act([update]));
     expect(big.result.status).toBe(200);
     expect(big.trips).toEqual({ httpRequests: 1, wsSessions: 1 });
     expect((await slotRows(tenant.wineryId, experience.id))[0]?.maxParties).toBe(8);
@@ -388,21 +383,16 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
       (await slotRows(tenant.wineryId, id)).map((row) => row.id),
     );
     const many = await countRoundTrips(() =>
-      api("/v2/availabilities/actions", {
-        key: tenant.apiKey,
-        body: {
-          requests: [
-            { action: "UPDATE", slotId, newMaxParties: 8 },
-            ...times.map((time) => ({
-              action: "CREATE",
-              experienceId: small.id,
-              startFromValid: day(1),
-              endToValid: day(366),
-              time,
-            })),
-          ],
-        },
-      }),
+      act([
+        { action: "UPDATE", slotId, newMaxParties: 8 },
+        ...times.map((time) => ({
+          action: "CREATE",
+          experienceId: small.id,
+          startFromValid: day(1),
+          endToValid: day(366),
+          time,
+        })),
+      ]),
     );
     expect(many.result.status).toBe(200);
     expect(many.trips).toEqual({ httpRequests: 1, wsSessions: 1 });
@@ -412,19 +402,12 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
   it("through the route: an UPDATE that moves a slot is two HTTP requests, its dry run one, no WebSocket session", async () => {
     const [experienceId] = await twins([], []);
     const [slot] = await slotRows(tenant.wineryId, experienceId);
-    const act = (extra: Record<string, unknown>) =>
-      api("/v2/availabilities/actions", {
-        key: tenant.apiKey,
-        body: {
-          requests: [
-            { action: "UPDATE", slotId: slot?.id, newMaxParties: 6, newTime: "10:15", ...extra },
-          ],
-        },
-      });
-    const dry = await countRoundTrips(() => act({ dryRun: true }));
+    const move = (extra: Record<string, unknown>) =>
+      act([{ action: "UPDATE", slotId: slot?.id, newMaxParties: 6, newTime: "10:15", ...extra }]);
+    const dry = await countRoundTrips(() => move({ dryRun: true }));
     expect(dry.result.status).toBe(200);
     expect(dry.trips).toEqual({ httpRequests: 1, wsSessions: 0 });
-    const real = await countRoundTrips(() => act({}));
+    const real = await countRoundTrips(() => move({}));
     expect(real.result.status).toBe(200);
     expect(real.trips).toEqual({ httpRequests: 2, wsSessions: 0 });
     expect((await slotRows(tenant.wineryId, experienceId))[0]).toMatchObject({
@@ -510,20 +493,15 @@ describe("E9 on one slot by itself: one statement", () => {
   it("lowering a slot's capacity while imports take its seats never leaves it overfull", async () => {
     const experience = await createExperience(tenant);
     const date = day(3);
-    const response = await api("/v2/availabilities/actions", {
-      key: tenant.apiKey,
-      body: {
-        requests: [
-          {
-            action: "CREATE",
-            experienceId: experience.id,
-            day: date,
-            time: "10:00",
-            newMaxParties: 8,
-          },
-        ],
+    const response = await act([
+      {
+        action: "CREATE",
+        experienceId: experience.id,
+        day: date,
+        time: "10:00",
+        newMaxParties: 8,
       },
-    });
+    ]);
     const slotId = ((await response.json()) as BusinessLocation[])[0]?.slotActions.created[0]?.id;
     const results = await Promise.all([
       ...Array.from({ length: 8 }, () =>
@@ -536,12 +514,7 @@ describe("E9 on one slot by itself: one statement", () => {
           ),
         ),
       ),
-      ...[5, 3, 6, 4].map((newMaxParties) =>
-        api("/v2/availabilities/actions", {
-          key: tenant.apiKey,
-          body: { requests: [{ action: "UPDATE", slotId, newMaxParties }] },
-        }),
-      ),
+      ...[5, 3, 6, 4].map((newMaxParties) => act([{ action: "UPDATE", slotId, newMaxParties }])),
     ]);
     const statuses = results.map((r) => r.status);
     expect(
