@@ -90,7 +90,7 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<boolean>
  * at 10 connections. A 1 MiB young generation and a 4 MiB first old-generation limit make V8
  * collect early and often: the same run levels off at 304 and 172 MiB, and under the soak (E13 +
  * E17) both level off after ~100 s, near 360 and 166 MiB, where they had passed 755 and 314 MiB by
- * 120 s and kept climbing. Neither flag alone did it. See README, Performance.
+ * 120 s and kept climbing. Neither flag alone did it. See bench/HISTORY.md ("Memory under npm run dev").
  */
 export const DEV_WORKERD_V8_FLAGS = "--max-semi-space-size=1 --initial-old-space-size=4";
 
