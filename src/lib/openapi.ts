@@ -36,7 +36,7 @@ export const RATE_LIMITS_DESCRIPTION = [
 export const HEADER_COMPONENTS = {
   "X-Request-Id": {
     description:
-      "The request's id: the caller's `X-Request-Id` when it sent one of 1 to 200 printable ASCII characters (spaces included), else a generated uuid. On every answer, errors and replays included; a problem's `requestId` repeats it.",
+      "The request's id: the caller's `X-Request-Id` when it sent one of printable ASCII characters (spaces included; of any length a request header may have), else a generated uuid. On every answer, errors and replays included; a problem's `requestId` repeats it.",
     schema: { type: "string", example: "0b0f7b1e-3c1a-4f3e-9d2a-7c5e1f2a9b10" },
   },
   "RateLimit-Policy": {

@@ -58,12 +58,19 @@ describe("cross-cutting behaviour", () => {
     expect(generated.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it("keeps any printable ASCII request id up to 200 characters, and replaces others", async () => {
-    for (const sent of ["svc:123", "a/b", "abc def", "abc.def", "x".repeat(200)]) {
+  it("keeps any printable ASCII request id, however long, and replaces others", async () => {
+    for (const sent of [
+      "svc:123",
+      "a/b",
+      "abc def",
+      "abc.def",
+      "x".repeat(201),
+      "x".repeat(8_000),
+    ]) {
       const response = await api("/health", { headers: { "X-Request-Id": sent } });
       expect(response.headers.get("X-Request-Id")).toBe(sent);
     }
-    for (const sent of ["x".repeat(201), "caf\u00e9"]) {
+    for (const sent of ["caf\u00e9", "a\tb"]) {
       const response = await api("/v2/no-such-thing", {
         key: tenant.apiKey,
         headers: { "X-Request-Id": sent },
