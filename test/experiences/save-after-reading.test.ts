@@ -6,6 +6,7 @@ import type { AppError } from "../../src/lib/errors";
 import { type ExperienceInput, ExperienceInputSchema } from "../../src/schemas/experiences";
 import { saveAfterReading } from "../../src/services/experiences/save-after-reading";
 import { saveInTransaction } from "../../src/services/experiences/save-experience";
+import { MAX_HTTP_SLOTS } from "../../src/services/slots/slot-versions";
 import { expectProblem } from "../helpers/api";
 import { testDatabase, testDb } from "../helpers/db";
 import {
@@ -204,6 +205,41 @@ describe("PUT experience with slotsRequests: a read, then one batch", () => {
     expect(batches()).toBe(2);
     const rows = await slotRows(tenant.wineryId, id);
     expect(rows.map((r) => r.maxParties)).toEqual(rows.map(() => 10));
+  });
+
+  it(`an experience of more than ${MAX_HTTP_SLOTS} slots, or a save writing more, is left to the interactive save (an HTTP answer holds at most 10 MB)`, async () => {
+    const big = await createExperience(tenant);
+    await testDb().execute(sql`insert into slots (winery_id, experience_id, date, time, max_parties)
+      select ${tenant.wineryId}, ${big.id}, current_date + g, '10:00', 5
+      from generate_series(1, ${MAX_HTTP_SLOTS + 1}) g`);
+    const [first] = await slotRows(tenant.wineryId, big.id);
+    const onBig = await countRoundTrips(() =>
+      saveExperience(tenant, big.id, {
+        ...EXPERIENCE_BODY,
+        slotsRequests: [{ id: first?.id, maxParties: 8 }],
+      }),
+    );
+    expect(onBig.result.status).toBe(200);
+    // The read (its slots come back null past the limit), then the interactive save.
+    expect(onBig.trips).toEqual({ httpRequests: 1, wsSessions: 1 });
+    expect((await slotRows(tenant.wineryId, big.id))[0]?.maxParties).toBe(8);
+
+    const small = await createExperience(tenant);
+    const times = Array.from({ length: 14 }, (_, i) => `${String(8 + i).padStart(2, "0")}:30`);
+    const many = await countRoundTrips(() =>
+      saveExperience(tenant, small.id, {
+        ...EXPERIENCE_BODY,
+        slotsRequests: times.map((time) => ({
+          validityStart: day(1),
+          validityEnd: day(366),
+          time,
+        })),
+      }),
+    );
+    expect(many.result.status).toBe(200);
+    // The read and the plan (14 x 366 slots to create), then the interactive save.
+    expect(many.trips).toEqual({ httpRequests: 1, wsSessions: 1 });
+    expect(await slotRows(tenant.wineryId, small.id)).toHaveLength(14 * 366);
   });
 
   it("through the route: two HTTP requests, no WebSocket session; a 409 one", async () => {
