@@ -12,6 +12,8 @@ import { testDatabase, testDb } from "../helpers/db";
 import {
   createExperience,
   EXPERIENCE_BODY,
+  experienceWithSlots,
+  FOURTEEN_TIMES,
   occupy,
   saveExperience,
   slotRows,
@@ -208,10 +210,7 @@ describe("PUT experience with slotsRequests: a read, then one batch", () => {
   });
 
   it(`an experience of more than ${MAX_HTTP_SLOTS} slots, or a save writing more, is left to the interactive save (an HTTP answer holds at most 10 MB)`, async () => {
-    const big = await createExperience(tenant);
-    await testDb().execute(sql`insert into slots (winery_id, experience_id, date, time, max_parties)
-      select ${tenant.wineryId}, ${big.id}, current_date + g, '10:00', 5
-      from generate_series(1, ${MAX_HTTP_SLOTS + 1}) g`);
+    const big = await experienceWithSlots(tenant, MAX_HTTP_SLOTS + 1);
     const [first] = await slotRows(tenant.wineryId, big.id);
     const onBig = await countRoundTrips(() =>
       saveExperience(tenant, big.id, {
@@ -225,11 +224,10 @@ describe("PUT experience with slotsRequests: a read, then one batch", () => {
     expect((await slotRows(tenant.wineryId, big.id))[0]?.maxParties).toBe(8);
 
     const small = await createExperience(tenant);
-    const times = Array.from({ length: 14 }, (_, i) => `${String(8 + i).padStart(2, "0")}:30`);
     const many = await countRoundTrips(() =>
       saveExperience(tenant, small.id, {
         ...EXPERIENCE_BODY,
-        slotsRequests: times.map((time) => ({
+        slotsRequests: FOURTEEN_TIMES.map((time) => ({
           validityStart: day(1),
           validityEnd: day(366),
           time,

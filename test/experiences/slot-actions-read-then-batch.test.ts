@@ -18,7 +18,13 @@ import {
 import { MAX_HTTP_SLOTS } from "../../src/services/slots/slot-versions";
 import { api } from "../helpers/api";
 import { testDatabase, testDb } from "../helpers/db";
-import { createExperience, occupy, slotRows } from "../helpers/experiences";
+import {
+  createExperience,
+  experienceWithSlots,
+  FOURTEEN_TIMES,
+  occupy,
+  slotRows,
+} from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { racedBy, settle } from "../helpers/raced";
 import { putReservation, reservationBody, slotState } from "../helpers/reservations";
@@ -365,10 +371,7 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
   });
 
   it(`an experience of more than ${MAX_HTTP_SLOTS} slots, or a call writing more, is left to the interactive path (an HTTP answer holds at most 10 MB)`, async () => {
-    const experience = await createExperience(tenant);
-    await testDb().execute(sql`insert into slots (winery_id, experience_id, date, time, max_parties)
-      select ${tenant.wineryId}, ${experience.id}, current_date + g, '10:00', 5
-      from generate_series(1, ${MAX_HTTP_SLOTS + 1}) g`);
+    const experience = await experienceWithSlots(tenant, MAX_HTTP_SLOTS + 1);
     const [first] = await slotRows(tenant.wineryId, experience.id);
     // A move: not the one-statement path of an UPDATE in place.
     const update = { action: "UPDATE", slotId: first?.id, newMaxParties: 8, newTime: "10:30" };
@@ -378,14 +381,13 @@ describe("E9 beyond plain creates: a read, then one batch", () => {
     expect((await slotRows(tenant.wineryId, experience.id))[0]?.maxParties).toBe(8);
 
     const small = await createExperience(tenant);
-    const times = Array.from({ length: 14 }, (_, i) => `${String(8 + i).padStart(2, "0")}:30`);
     const [slotId] = await twins([], []).then(async ([id]) =>
       (await slotRows(tenant.wineryId, id)).map((row) => row.id),
     );
     const many = await countRoundTrips(() =>
       act([
         { action: "UPDATE", slotId, newMaxParties: 8 },
-        ...times.map((time) => ({
+        ...FOURTEEN_TIMES.map((time) => ({
           action: "CREATE",
           experienceId: small.id,
           startFromValid: day(1),

@@ -53,3 +53,18 @@ export function slotRows(wineryId: string, experienceId: string) {
 export async function occupy(slotId: string, seats: number) {
   await testDb().execute(sql`update slots set reserved_count = ${seats} where id = ${slotId}`);
 }
+
+/** An experience of `count` slots, one a day from tomorrow at 10:00, written directly (fast). */
+export async function experienceWithSlots(tenant: TestTenant, count: number) {
+  const experience = await createExperience(tenant);
+  await testDb().execute(sql`insert into slots (winery_id, experience_id, date, time, max_parties)
+    select ${tenant.wineryId}, ${experience.id}, current_date + g, '10:00', 5
+    from generate_series(1, ${count}) g`);
+  return experience;
+}
+
+/** 14 times of day (08:30 .. 21:30): a year of daily slots at each is more than MAX_HTTP_SLOTS. */
+export const FOURTEEN_TIMES = Array.from(
+  { length: 14 },
+  (_, i) => `${String(8 + i).padStart(2, "0")}:30`,
+);
