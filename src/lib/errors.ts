@@ -205,9 +205,14 @@ export class UnsupportedMediaTypeError extends AppError {
 
 export const RETRY_AFTER_SECONDS = 5;
 
+export const SERVICE_UNAVAILABLE_DETAIL =
+  "The database cannot be reached right now; nothing was half-written. Retry after Retry-After seconds. A write whose commit reached the database just as it stopped answering may have been applied whole: retry E1, E14 and E19 with the same Idempotency-Key, which applies them once.";
+
 export class ServiceUnavailableError extends AppError {
   constructor() {
-    super("SERVICE_UNAVAILABLE", "The database cannot be reached right now; retry shortly.", {
+    // The detail says what a client must know to retry a write safely (an outside fault audit: a
+    // keyed E1 answered 503 had been committed, as its COMMIT reached the database as it paused).
+    super("SERVICE_UNAVAILABLE", SERVICE_UNAVAILABLE_DETAIL, {
       headers: { "Retry-After": String(RETRY_AFTER_SECONDS) },
     });
   }

@@ -7,6 +7,7 @@ import { expectProblem } from "../helpers/api";
 import { testDb, untilSomeoneWaitsOnALock } from "../helpers/db";
 import { createTenant } from "../helpers/factories";
 import { externalOrder, importOrder } from "../helpers/orders";
+import { countRoundTrips } from "../helpers/round-trips";
 
 describe("E1 idempotency: the race between a claim and its commit", () => {
   it("answers 409 IDEMPOTENCY_KEY_IN_USE while another request holds the key", async () => {
@@ -17,7 +18,12 @@ describe("E1 idempotency: the race between a claim and its commit", () => {
       await tx.execute(
         sql`select pg_advisory_xact_lock(hashtextextended(${`${tenant.wineryId}:${ORDER_IMPORT_ROUTE}:${key}`}, 0))`,
       );
-      return { answer: await importOrder(tenant, externalOrder(), { "Idempotency-Key": key }) };
+      const { result, trips } = await countRoundTrips(() =>
+        importOrder(tenant, externalOrder(), { "Idempotency-Key": key }),
+      );
+      // The batch's claim fails, and one read finds the key's lock held: no WebSocket session.
+      expect(trips).toEqual({ httpRequests: 2, wsSessions: 0 });
+      return { answer: result };
     });
     const problem = await expectProblem(answer, 409, "IDEMPOTENCY_KEY_IN_USE");
     expect(answer.headers.get("Retry-After")).toBeTruthy();

@@ -208,14 +208,19 @@ describe("E1 idempotency", () => {
     const key = crypto.randomUUID();
     const first = await (await importOrder(tenant, input, { "Idempotency-Key": key })).text();
     await clearReplayCache();
-    const again = await importOrder(tenant, input, { "Idempotency-Key": key });
+    // The batch's claim fails, and one read of the key's record answers: no WebSocket session.
+    const { result: again, trips } = await countRoundTrips(() =>
+      importOrder(tenant, input, { "Idempotency-Key": key }),
+    );
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await again.text()).toBe(first);
-    await expectProblem(
-      await importOrder(tenant, { ...input, notes: "changed" }, { "Idempotency-Key": key }),
-      422,
-      "IDEMPOTENCY_KEY_REUSED",
+    expect(trips).toEqual({ httpRequests: 2, wsSessions: 0 });
+    await clearReplayCache();
+    const reused = await countRoundTrips(() =>
+      importOrder(tenant, { ...input, notes: "changed" }, { "Idempotency-Key": key }),
     );
+    await expectProblem(reused.result, 422, "IDEMPOTENCY_KEY_REUSED");
+    expect(reused.trips).toEqual({ httpRequests: 2, wsSessions: 0 });
     // Another order under the same key: refused by the key, not by the order's own unique id.
     const another = externalOrder();
     await clearReplayCache();

@@ -1,7 +1,7 @@
 import { and, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Database, HttpDb, TxDb } from "../../db/client";
 import { isDatabaseUnavailable, postgresError } from "../../db/errors";
-import { type RawStatement, rawBatch, renderedOnce } from "../../db/raw-batch";
+import { type RawStatement, rawBatch, rawQuery, renderedOnce } from "../../db/raw-batch";
 import { idempotencyKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import {
@@ -110,19 +110,27 @@ function logCacheFailure(operation: "get" | "put", error: unknown): void {
 }
 
 /**
+ * The CTE `lock`: whether this transaction took the key's advisory lock (tried, never waited on),
+ * which every claim of the key takes and holds until its transaction ends. Its key is
+ * "winery:route:key", joined in SQL: every value stays a parameter, so the one-request path
+ * renders this text once per isolate (renderedOnce).
+ */
+function tryKeyLock({ wineryId, route, key }: ScopeValues): SQL {
+  return sql`lock as materialized (
+      select pg_try_advisory_xact_lock(
+        hashtextextended(${wineryId}::text || ':' || ${route}::text || ':' || ${key}::text, 0)
+      ) as locked
+    )`;
+}
+
+/**
  * The claim, as two CTEs (`lock`: whether this transaction took the key's advisory lock, tried and
  * never waited on; `claim`: one row when the key is now this transaction's, inserted or taken over
  * from an expired record), shared by claimIdempotencyKey and the one-request path's guard.
  */
 function lockAndClaim(scope: ScopeValues, hash: unknown): SQL {
   const { wineryId, route, key } = scope;
-  // The lock's key is "winery:route:key", joined in SQL: every value stays a parameter, so the
-  // one-request path renders this text once per isolate (renderedOnce).
-  return sql`lock as materialized (
-      select pg_try_advisory_xact_lock(
-        hashtextextended(${wineryId}::text || ':' || ${route}::text || ':' || ${key}::text, 0)
-      ) as locked
-    ),
+  return sql`${tryKeyLock(scope)},
     claim as (
       insert into idempotency_keys (winery_id, route, key, request_hash, expires_at)
       select ${wineryId}, ${route}, ${key}, ${hash}, now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})
@@ -401,7 +409,15 @@ export async function runIdempotentlyInOneRequest<T>(
       write.storedAnswer(key),
     ]);
   } catch (error) {
-    if (postgresError(error) && !isDatabaseUnavailable(error)) {
+    const failure = postgresError(error);
+    if (failure && !isDatabaseUnavailable(error)) {
+      if (UNCLAIMED.test(failure.message ?? "")) {
+        const settled = await settledKey(db.http, key, hash);
+        if (settled !== undefined) {
+          options.waitUntil(cacheResponse(options.cache, scope, hash, settled));
+          return replay(settled);
+        }
+      }
       return runInTransaction(db, scope, hash, options, execute);
     }
     throw error;
@@ -410,6 +426,58 @@ export async function runIdempotentlyInOneRequest<T>(
   if (typeof body !== "string") throw new Error("idempotent batch stored no answer");
   options.waitUntil(cacheResponse(options.cache, scope, hash, { body }));
   return { value: JSON.parse(body) as T, replayed: false };
+}
+
+/** The failure of a one-request batch whose claim did (claimOrFail). */
+const UNCLAIMED = /Idempotency batch: key not claimed/;
+
+/** The key's record and whether its advisory lock is free, without claiming it (settledKey). */
+const renderedKeyState = renderedOnce(IDEMPOTENCY_PARAMS, (m) => {
+  const scope = scopeOf(m);
+  return sql`
+    with ${tryKeyLock(scope)}
+    select lock.locked, k.request_hash, k.response_body, k.response_error,
+      k.expires_at >= now() as live
+    from lock
+    left join idempotency_keys k
+      on k.winery_id = ${scope.wineryId} and k.route = ${scope.route} and k.key = ${scope.key}`;
+});
+
+/**
+ * Why a one-request batch could not claim its key, read in ONE statement over HTTP instead of the
+ * transaction path's WebSocket session (a retry storm's duplicates and its retries that miss the
+ * KV cache all come here): a finished record (committed rows are finished: the claim commits with
+ * its result) is answered as claimIdempotencyKey answers it, replayed for the same payload, 422
+ * for another; a key whose advisory lock another transaction holds is in flight, 409. It never
+ * claims: over HTTP a claim would commit alone, with no write behind it. Anything else (the key is
+ * free again: its holder rolled back, or its record expired) is undefined, for the transaction
+ * path, which claims and executes.
+ */
+async function settledKey(
+  db: HttpDb,
+  key: IdempotencyParams,
+  hash: string,
+): Promise<StoredResult | undefined> {
+  const [row] = (await rawQuery(db, ...renderedKeyState(key))) as {
+    locked: boolean;
+    request_hash: string | null;
+    response_body: string | null;
+    response_error: string | null;
+    live: boolean | null;
+  }[];
+  if (!row) return undefined;
+  const finished =
+    row.response_body !== null
+      ? { body: row.response_body }
+      : row.response_error !== null
+        ? { error: row.response_error }
+        : undefined;
+  if (row.live && finished !== undefined) {
+    if (row.request_hash !== hash) throw new IdempotencyKeyReusedError();
+    return finished;
+  }
+  if (!row.locked) throw new IdempotencyKeyInUseError();
+  return undefined;
 }
 
 /**
