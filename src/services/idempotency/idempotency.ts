@@ -180,15 +180,20 @@ export async function claimIdempotencyKey(
   if (!row?.locked) throw new IdempotencyKeyInUseError();
   if (row.claimed) return undefined;
   // Not claimed, so another request holds or just finished the key; unseen or unfinished is 409.
-  const finished =
-    row.response_body !== null
-      ? { body: row.response_body }
-      : row.response_error !== null
-        ? { error: row.response_error }
-        : undefined;
+  const finished = finishedResult(row);
   if (row.request_hash === null || finished === undefined) throw new IdempotencyKeyInUseError();
   if (row.request_hash !== hash) throw new IdempotencyKeyReusedError();
   return finished;
+}
+
+/** A key record's kept result (its answer, or its kept problem); undefined while unfinished. */
+function finishedResult(row: {
+  response_body: string | null;
+  response_error: string | null;
+}): StoredResult | undefined {
+  if (row.response_body !== null) return { body: row.response_body };
+  if (row.response_error !== null) return { error: row.response_error };
+  return undefined;
 }
 
 export async function completeIdempotencyKey(
@@ -466,12 +471,7 @@ async function settledKey(
     live: boolean | null;
   }[];
   if (!row) return undefined;
-  const finished =
-    row.response_body !== null
-      ? { body: row.response_body }
-      : row.response_error !== null
-        ? { error: row.response_error }
-        : undefined;
+  const finished = finishedResult(row);
   if (row.live && finished !== undefined) {
     if (row.request_hash !== hash) throw new IdempotencyKeyReusedError();
     return finished;
