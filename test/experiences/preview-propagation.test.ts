@@ -9,7 +9,7 @@ import { stateQueries, toState } from "../../src/services/experiences/experience
 import { planExperience } from "../../src/services/experiences/plan-experience";
 import { describePlan, previewExperience } from "../../src/services/experiences/preview-experience";
 import { api, expectProblem } from "../helpers/api";
-import { testDb } from "../helpers/db";
+import { PROPERTY_TIMEOUT, testDb } from "../helpers/db";
 import { createExperience, occupy, saveExperience, slotRows } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { importOk, reservationBody } from "../helpers/reservations";
@@ -131,7 +131,9 @@ async function experienceWithSlots(body: Record<string, unknown>, specs: SlotSpe
 }
 
 describe("E8 POST /v2/experiences/preview-propagation", () => {
-  it("agrees with what the save then does, for generated inputs", async () => {
+  it("agrees with what the save then does, for generated inputs", {
+    timeout: PROPERTY_TIMEOUT,
+  }, async () => {
     const { experience, rows: initial } = await experienceWithSlots(
       {},
       [1, 2, 3, 4, 5, 6].map((n) => ({ n, time: "10:00", occupied: n === 2 ? 3 : 0 })),
@@ -196,7 +198,9 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
     );
   });
 
-  it("agrees with the save without slotsRequests (one HTTP request), for generated states", async () => {
+  it("agrees with the save without slotsRequests (one HTTP request), for generated states", {
+    timeout: PROPERTY_TIMEOUT,
+  }, async () => {
     const instant = (n: number) => `${day(n)}T${n % 2 === 0 ? "00:00:00" : "23:59:59"}Z`;
     const languages = fc.option(fc.shuffledSubarray(["en", "it", "de"]), { nil: null });
     const offset = fc.option(fc.integer({ min: -2, max: 8 }), { nil: null });
@@ -308,7 +312,9 @@ describe("E8 POST /v2/experiences/preview-propagation", () => {
     );
   });
 
-  it("plans on what it reads as it would on every slot read by drizzle, past and by hand included", async () => {
+  it("plans on what it reads as it would on every slot read by drizzle, past and by hand included", {
+    timeout: PROPERTY_TIMEOUT,
+  }, async () => {
     const { experience, rows } = await experienceWithSlots(
       { color: "red", flatTranslations: { validityFrom: `${day(-4)}T00:00:00Z` } },
       [-4, -3, -1, 0, 1, 2, 3, 5, 7]

@@ -8,7 +8,7 @@ import { saveAfterReading } from "../../src/services/experiences/save-after-read
 import { saveInTransaction } from "../../src/services/experiences/save-experience";
 import { MAX_HTTP_SLOTS } from "../../src/services/slots/slot-versions";
 import { expectProblem } from "../helpers/api";
-import { testDatabase, testDb } from "../helpers/db";
+import { PROPERTY_TIMEOUT, testDatabase, testDb } from "../helpers/db";
 import {
   createExperience,
   EXPERIENCE_BODY,
@@ -101,7 +101,9 @@ function body(generated: typeof input extends fc.Arbitrary<infer T> ? T : never,
 }
 
 describe("PUT experience with slotsRequests: a read, then one batch", () => {
-  it("answers and writes what the interactive save does, for generated saves", async () => {
+  it("answers and writes what the interactive save does, for generated saves", {
+    timeout: PROPERTY_TIMEOUT,
+  }, async () => {
     const db = database();
     const today = todayUtc();
     await fc.assert(

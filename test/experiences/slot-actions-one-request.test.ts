@@ -9,7 +9,7 @@ import type { BusinessLocation } from "../../src/schemas/business-location";
 import { SlotActionsCommandSchema } from "../../src/schemas/slot-actions";
 import { createSlotsInOneRequest } from "../../src/services/slots/create-slots-in-one-request";
 import { runSlotActionsInTransaction } from "../../src/services/slots/run-slot-actions";
-import { testDb } from "../helpers/db";
+import { PROPERTY_TIMEOUT, testDb } from "../helpers/db";
 import { createExperience, slotRows } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { countRoundTrips } from "../helpers/round-trips";
@@ -127,7 +127,9 @@ const state = fc.record({
 });
 
 describe("E9 with CREATE requests only, in one HTTP request", () => {
-  it("answers and writes what the interactive transaction does, for generated calls", async () => {
+  it("answers and writes what the interactive transaction does, for generated calls", {
+    timeout: PROPERTY_TIMEOUT,
+  }, async () => {
     const db = database();
     await fc.assert(
       fc.asyncProperty(

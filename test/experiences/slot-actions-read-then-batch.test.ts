@@ -17,7 +17,7 @@ import {
 } from "../../src/services/slots/slot-actions-in-one-request";
 import { MAX_HTTP_SLOTS } from "../../src/services/slots/slot-versions";
 import { api } from "../helpers/api";
-import { testDatabase, testDb } from "../helpers/db";
+import { PROPERTY_TIMEOUT, testDatabase, testDb } from "../helpers/db";
 import {
   createExperience,
   experienceWithSlots,
@@ -155,7 +155,9 @@ const setOccupants = (slotId: string, seats: number) =>
   testDb().execute(sql`update slots set external_occupants = ${seats} where id = ${slotId}`);
 
 describe("E9 beyond plain creates: a read, then one batch", () => {
-  it("answers and writes what the interactive transaction does, for generated calls", async () => {
+  it("answers and writes what the interactive transaction does, for generated calls", {
+    timeout: PROPERTY_TIMEOUT,
+  }, async () => {
     const db = database();
     await fc.assert(
       fc.asyncProperty(
@@ -443,7 +445,9 @@ describe("E9 on one slot by itself: one statement", () => {
     { requiredKeys: ["action", "index", "wrongExperience"] },
   );
 
-  it("answers and writes what the interactive transaction does, for generated calls; one HTTP request when it acts", async () => {
+  it("answers and writes what the interactive transaction does, for generated calls; one HTTP request when it acts", {
+    timeout: PROPERTY_TIMEOUT,
+  }, async () => {
     const db = database();
     await fc.assert(
       fc.asyncProperty(

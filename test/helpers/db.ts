@@ -9,6 +9,12 @@ export function testDatabase() {
   });
 }
 
+/**
+ * The time a property test of database calls gets (dozens of runs, each a few statements): these
+ * take 4-9 s, but one CI run on the embedded database stalled one past vitest's 30 s default.
+ */
+export const PROPERTY_TIMEOUT = 120_000;
+
 /** The test's own handle on the same database the Worker uses, through the same driver. */
 export function testDb() {
   return testDatabase().http;
