@@ -180,19 +180,41 @@ describe("E14 POST /v2/reservations/{reservationID}/refund: happy", () => {
     );
   });
 
-  it("with a key, a refused refund is answered by the transaction path and kept: another amount needs another key", async () => {
+  it("with a key, a refused refund is kept with the key in the same one request, answered as without a key: another amount needs another key", async () => {
     const id = await paidReservation(5000);
+    const unpaid = await paidReservation(0);
+    await refundOk(tenant, id, 1);
     const headers = { "Idempotency-Key": `refund-${crypto.randomUUID()}` };
-    await expectProblem(await refund(tenant, id, 6000, headers), 400, "NOT_REFUNDABLE");
-    await expectProblem(
-      await refund(tenant, crypto.randomUUID(), 10, { "Idempotency-Key": crypto.randomUUID() }),
-      404,
-      "NOT_FOUND",
-    );
-    expect(await ledgerSum(tenant.wineryId, id)).toBe(0);
+    // Every reason a refund refunds nothing: over the rest, fully refunded, no in-house payment,
+    // no such reservation. Each costs one HTTP request with a key, as without one, and answers
+    // the same problem, word for word.
+    const full = await paidReservation(300);
+    await refundOk(tenant, full, 300);
+    const missing = crypto.randomUUID();
+    for (const [target, amount, status, code] of [
+      [id, 6000, 400, "NOT_REFUNDABLE"],
+      [full, 1, 400, "NOT_REFUNDABLE"],
+      [unpaid, 10, 400, "NOT_REFUNDABLE"],
+      [missing, 10, 404, "NOT_FOUND"],
+    ] as const) {
+      const plain = await expectProblem(await refund(tenant, target, amount), status, code);
+      const keyed = await countRoundTrips(() =>
+        refund(
+          tenant,
+          target,
+          amount,
+          target === id ? headers : { "Idempotency-Key": crypto.randomUUID() },
+        ),
+      );
+      expect(keyed.trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+      expect(keyed.result.headers.get("Idempotent-Replayed")).toBeNull();
+      const problem = await expectProblem(keyed.result, status, code);
+      expect(problem.detail).toBe(plain.detail);
+    }
+    expect(await ledgerSum(tenant.wineryId, id)).toBe(1);
     await expectProblem(await refund(tenant, id, 5000, headers), 422, "IDEMPOTENCY_KEY_REUSED");
     const fresh = { "Idempotency-Key": `refund-${crypto.randomUUID()}` };
-    expect((await refund(tenant, id, 5000, fresh)).status).toBe(200);
+    expect((await refund(tenant, id, 4999, fresh)).status).toBe(200);
     expect(await ledgerSum(tenant.wineryId, id)).toBe(5000);
   });
 });

@@ -248,9 +248,19 @@ export interface IdempotentResult<T> {
  * own conflicts come from the claim, and a body that fails its schema, 401, 403 and 429 from the
  * route, so the same key may come back corrected.
  */
-function storedProblem(error: unknown): string | undefined {
+export function storedProblem(error: unknown): string | undefined {
   if (!(error instanceof AppError) || error.status >= 500) return undefined;
   return JSON.stringify({ code: error.code, message: error.message, options: error.options });
+}
+
+/** A kept problem's text (storedProblem) as the error it was: the same code, detail and options. */
+function keptProblem(text: string): AppError {
+  const { code, message, options } = JSON.parse(text) as {
+    code: ErrorCode;
+    message: string;
+    options: AppError["options"];
+  };
+  return new AppError(code, message, options);
 }
 
 /**
@@ -260,11 +270,7 @@ function storedProblem(error: unknown): string | undefined {
 export class ReplayedProblemError extends AppError {}
 
 function replayedProblem(text: string): ReplayedProblemError {
-  const { code, message, options } = JSON.parse(text) as {
-    code: ErrorCode;
-    message: string;
-    options: AppError["options"];
-  };
+  const { code, message, options } = keptProblem(text);
   return new ReplayedProblemError(code, message, {
     ...options,
     headers: { ...options.headers, "Idempotent-Replayed": "true" },
@@ -360,12 +366,21 @@ const renderedClaim = renderedOnce(IDEMPOTENCY_PARAMS, (m) =>
  * text rendered once per isolate (build it at module level, once per operation): `answer` is a
  * query of one row and one json column, the operation's answer as it is once its statements have
  * run (they are visible to it: same transaction), over the operation's parameters `names`.
+ *
+ * `refusal`, for an operation whose refusals its statements decide without failing (E14's
+ * NOT_REFUNDABLE and 404): a query of one row and one text column, evaluated only when the answer
+ * is null, that is the refusal's kept problem (storedProblem's text, which the caller passes in as
+ * parameters, so the words stay the TypeScript error's); the key keeps it as a refused request
+ * keeps its problem in the transaction path. Null there too fails the batch.
  */
 export function storedAnswerOnce<const N extends string>(
   names: readonly N[],
   answer: (markers: Record<N, string>) => SQL,
+  refusal?: (markers: Record<N, string>) => SQL,
 ): (values: Record<N, unknown> & IdempotencyParams) => RawStatement {
-  return renderedOnce([...names, ...IDEMPOTENCY_PARAMS], (m) => storeAnswer(scopeOf(m), answer(m)));
+  return renderedOnce([...names, ...IDEMPOTENCY_PARAMS], (m) =>
+    storeAnswer(scopeOf(m), answer(m), refusal?.(m)),
+  );
 }
 
 /** What runIdempotentlyInOneRequest writes: statements that need no result of each other. */
@@ -385,8 +400,10 @@ export interface OneRequestWrite {
  * another payload) fails the first statement; that and any other refusal of Postgres (a unique
  * key, a foreign key) makes the batch write nothing, and runIdempotently's transaction then
  * answers as it always has (replay, 409, 422, or the operation's own error), so the batch never
- * needs to tell those apart. A database that cannot be reached is not retried: the batch may have
- * committed, and the client's retry with the same key is what finds out.
+ * needs to tell those apart. An operation whose statements decide its own refusals without failing
+ * keeps the refusal's problem with the claim in the same batch (storedAnswerOnce's `refusal`).
+ * A database that cannot be reached is not retried: the batch may have committed, and the
+ * client's retry with the same key is what finds out.
  */
 export async function runIdempotentlyInOneRequest<T>(
   db: Database,
@@ -427,7 +444,14 @@ export async function runIdempotentlyInOneRequest<T>(
     }
     throw error;
   }
-  const body = results.at(-1)?.[0]?.body;
+  const stored = results.at(-1)?.[0];
+  if (typeof stored?.error === "string") {
+    // A refusal the batch kept with the key (storedAnswerOnce's `refusal`): answered as the
+    // transaction path answers the problem it keeps, not as a replay.
+    options.waitUntil(cacheResponse(options.cache, scope, hash, { error: stored.error }));
+    throw keptProblem(stored.error);
+  }
+  const body = stored?.body;
   if (typeof body !== "string") throw new Error("idempotent batch stored no answer");
   options.waitUntil(cacheResponse(options.cache, scope, hash, { body }));
   return { value: JSON.parse(body) as T, replayed: false };
@@ -494,17 +518,26 @@ function claimOrFail(scope: ScopeValues, hash: unknown): SQL {
     select cast('Idempotency batch: ' || problem as int) from problems`;
 }
 
-/** Stores the answer's json text as the key's result and returns it; no answer fails the batch. */
-function storeAnswer(scope: ScopeValues, answer: SQL): SQL {
+/**
+ * Stores the answer's json text as the key's result and returns it (`body`); without an answer,
+ * the refusal's problem text (`error`), kept the same way; neither fails the batch.
+ */
+function storeAnswer(scope: ScopeValues, answer: SQL, refusal: SQL = sql`select null`): SQL {
   const { wineryId, route, key } = scope;
   return sql`
     with doc as materialized (select (${answer})::text as body),
-    problems as materialized (select 'no answer' as problem from doc where body is null),
+    kept as materialized (
+      select case when doc.body is null then (${refusal})::text end as error from doc
+    ),
+    problems as materialized (
+      select 'no answer' as problem from doc, kept where doc.body is null and kept.error is null
+    ),
     stored as (
-      update idempotency_keys set response_body = (select body from doc)
+      update idempotency_keys
+        set response_body = (select body from doc), response_error = (select error from kept)
       where winery_id = ${wineryId} and route = ${route} and key = ${key}
-      returning response_body
+      returning response_body, response_error
     )
-    select (select response_body from stored) as body,
+    select (select response_body from stored) as body, (select response_error from stored) as error,
       (select cast('Idempotency batch: ' || problem as int) from problems) as failed`;
 }

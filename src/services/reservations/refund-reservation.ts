@@ -10,6 +10,7 @@ import {
   type IdempotentResult,
   runIdempotentlyInOneRequest,
   storedAnswerOnce,
+  storedProblem,
 } from "../idempotency/idempotency";
 import { vwReservation } from "./reservation-json";
 
@@ -29,8 +30,41 @@ interface RefundOutcome {
   doc: string | null;
 }
 
-/** writeRefund's statement (see there). */
-function refundStatement(wineryId: unknown, id: unknown, amountCents: unknown): SQL {
+/**
+ * What a refund that refunded nothing answers (writeRefund), by its reason; `rest` is the
+ * in-house payment's refundable rest.
+ */
+function refusals(id: string, amountCents: number) {
+  return {
+    notFound: () => new NotFoundError("Reservation", id),
+    noPayment: () => new NotRefundableError(`Reservation ${id} has no in-house payment to refund.`),
+    fullyRefunded: () =>
+      new NotRefundableError(
+        `The in-house payment of reservation ${id} is already fully refunded.`,
+      ),
+    overRest: (rest: number | string) =>
+      new NotRefundableError(
+        `${amountCents} cents is over the refundable rest of ${rest} cents of reservation ${id}.`,
+      ),
+  };
+}
+
+/** The transaction-local setting in which the keyed batch's refund leaves its outcome (keptRefusal). */
+const OUTCOME_SETTING = "winery.refund_outcome";
+/** Where the refundable rest goes in overRest's kept text (keptRefusal). */
+const REST_MARK = "{rest}";
+
+/**
+ * writeRefund's statement (see there). With `keep`, it also leaves its outcome (found, refunded,
+ * paid, rest) in a transaction-local setting, for the keyed batch's later statement that keeps a
+ * refusal with the key (keptRefusal): statements of one batch share no results otherwise, and a
+ * later statement reading the tables again could see another refund that committed meanwhile.
+ */
+function refundStatement(wineryId: unknown, id: unknown, amountCents: unknown, keep = false): SQL {
+  const kept = keep
+    ? sql`, set_config(${OUTCOME_SETTING}, json_build_object('found', found, 'refunded', refunded,
+        'paid', paid_cents, 'rest', rest_cents)::text, true) as kept`
+    : sql``;
   return sql`
     with pay as (
       update reservation_payments p set refunded_cents = p.refunded_cents + ${amountCents}::bigint
@@ -42,7 +76,8 @@ function refundStatement(wineryId: unknown, id: unknown, amountCents: unknown): 
       insert into reservation_refunds (winery_id, reservation_id, payment_id, amount_cents)
       select ${wineryId}, ${id}, pay.id, ${amountCents}::bigint from pay
       returning created_at
-    )
+    ),
+    outcome as (
     select exists (select 1 from pay) as refunded,
       r.id is not null as found,
       (select p.amount_cents from reservation_payments p
@@ -55,7 +90,9 @@ function refundStatement(wineryId: unknown, id: unknown, amountCents: unknown): 
       })})::text end as doc
     from (select 1) one
     left join reservations r on r.winery_id = ${wineryId} and r.id = ${id}
-    left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id`;
+    left join experiences e on e.winery_id = r.winery_id and e.id = r.experience_id
+    )
+    select found, refunded, paid_cents, rest_cents, doc ${kept} from outcome`;
 }
 
 /**
@@ -78,14 +115,54 @@ function refundAnswer(wineryId: unknown, id: unknown): SQL {
     where r.winery_id = ${wineryId} and r.id = ${id}`;
 }
 
+/**
+ * The kept problem of a refund that refunded nothing, chosen as writeRefund chooses its error, from
+ * the outcome refundStatement left (`keep`): the texts are storedProblem's of refusals' errors,
+ * passed in as parameters (overRest's with REST_MARK where the rest goes). Null when it refunded,
+ * or when no outcome was left (the batch then fails, and the transaction path answers).
+ */
+function keptRefusal(m: Record<(typeof REFUSAL_PARAMS)[number], string>): SQL {
+  return sql`select case
+      when o is null or (o->>'refunded')::boolean then null
+      when not (o->>'found')::boolean then ${m.notFound}::text
+      when o->>'paid' is null then ${m.noPayment}::text
+      when coalesce((o->>'rest')::bigint, 0) <= 0 then ${m.fullyRefunded}::text
+      else replace(${m.overRest}::text, ${REST_MARK}, o->>'rest') end
+    from (select nullif(current_setting(${OUTCOME_SETTING}, true), '')::jsonb as o) outcome`;
+}
+
 const REFUND_PARAMS = ["wineryId", "id", "amountCents"] as const;
+const REFUSAL_PARAMS = ["notFound", "noPayment", "fullyRefunded", "overRest"] as const;
 
 /** The HTTP path's statements, rendered once per isolate (renderedOnce). */
 const renderedRefund = {
   refund: renderedOnce(REFUND_PARAMS, (m) => refundStatement(m.wineryId, m.id, m.amountCents)),
-  /** With an Idempotency-Key: refundAnswer stored as the key's result. */
-  storedAnswer: storedAnswerOnce(REFUND_PARAMS, (m) => refundAnswer(m.wineryId, m.id)),
+  /** With an Idempotency-Key: the same, leaving its outcome for storedAnswer. */
+  keyedRefund: renderedOnce(REFUND_PARAMS, (m) =>
+    refundStatement(m.wineryId, m.id, m.amountCents, true),
+  ),
+  /** With an Idempotency-Key: refundAnswer, or else the refusal, stored as the key's result. */
+  storedAnswer: storedAnswerOnce(
+    [...REFUND_PARAMS, ...REFUSAL_PARAMS],
+    (m) => refundAnswer(m.wineryId, m.id),
+    keptRefusal,
+  ),
 };
+
+/** The kept problems of refusals' errors, as keptRefusal's parameters. */
+function refusalTexts(
+  id: string,
+  amountCents: number,
+): Record<(typeof REFUSAL_PARAMS)[number], string> {
+  const refused = refusals(id, amountCents);
+  const text = (error: AppError) => storedProblem(error) ?? "";
+  return {
+    notFound: text(refused.notFound()),
+    noPayment: text(refused.noPayment()),
+    fullyRefunded: text(refused.fullyRefunded()),
+    overRest: text(refused.overRest(REST_MARK)),
+  };
+}
 
 /**
  * The check and the write are one statement: the in-house payment's refunded_cents moves only
@@ -112,16 +189,12 @@ export async function writeRefund(
           }
         ).rows;
   const row = rows[0] as RefundOutcome | undefined;
-  if (!row?.found) throw new NotFoundError("Reservation", id);
+  const refused = refusals(id, amountCents);
+  if (!row?.found) throw refused.notFound();
   if (!row.refunded || row.doc === null) {
-    if (row.paid_cents === null)
-      throw new NotRefundableError(`Reservation ${id} has no in-house payment to refund.`);
+    if (row.paid_cents === null) throw refused.noPayment();
     const rest = Number(row.rest_cents ?? 0);
-    throw new NotRefundableError(
-      rest <= 0
-        ? `The in-house payment of reservation ${id} is already fully refunded.`
-        : `${amountCents} cents is over the refundable rest of ${rest} cents of reservation ${id}.`,
-    );
+    throw rest <= 0 ? refused.fullyRefunded() : refused.overRest(rest);
   }
   return JSON.parse(row.doc) as VwReservation;
 }
@@ -130,7 +203,9 @@ export async function writeRefund(
  * E14: refunds `amountCents` of the reservation's in-house payment; its state never changes.
  * Without an Idempotency-Key one statement (one round trip); with one, the shared idempotency
  * rules (replay, 409 in flight, 422 on another payload) at one KV read plus one batch that also
- * claims the key (runIdempotentlyInOneRequest; its transaction path answers what the batch refuses).
+ * claims the key and keeps the answer, or the refusal (404, NOT_REFUNDABLE), with it
+ * (runIdempotentlyInOneRequest; its transaction path answers what the batch cannot: the key's own
+ * conflicts).
  */
 export async function refundReservation(
   db: Database,
@@ -152,10 +227,14 @@ export async function refundReservation(
     scope,
     options.idempotency,
     {
-      statements: [renderedRefund.refund(p)],
-      // Null when nothing was refunded (no such reservation, or not refundable): the batch then
-      // writes nothing and the transaction path answers the 404 or NOT_REFUNDABLE.
-      storedAnswer: (key) => renderedRefund.storedAnswer({ ...p, ...key }),
+      statements: [renderedRefund.keyedRefund(p)],
+      // When nothing was refunded (no such reservation, or not refundable), the refusal's problem.
+      storedAnswer: (key) =>
+        renderedRefund.storedAnswer({
+          ...p,
+          ...refusalTexts(reservationId, amountCents),
+          ...key,
+        }),
     },
     (tx) => writeRefund(tx, wineryId, reservationId, amountCents),
   );
