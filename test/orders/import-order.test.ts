@@ -459,12 +459,59 @@ describe("E1's receipt: discounts and VAT", () => {
 });
 
 describe("E1 errors", () => {
-  it("answers DUPLICATE_ORDER with the existing orderId for a second import without a key", async () => {
+  it("answers DUPLICATE_ORDER with the existing orderId for a second import, in one request with or without a key, taking no receipt number", async () => {
+    const fresh = await createTenant();
     const input = externalOrder();
-    const first = (await (await importOrder(tenant, input)).json()) as Order;
-    const problem = await expectProblem(await importOrder(tenant, input), 409, "DUPLICATE_ORDER");
+    const first = (await (await importOrder(fresh, input)).json()) as Order;
+    const plain = await countRoundTrips(() => importOrder(fresh, input));
+    const keyed = await countRoundTrips(() =>
+      importOrder(fresh, input, { "Idempotency-Key": crypto.randomUUID() }),
+    );
+    for (const { result, trips } of [plain, keyed]) {
+      expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+      expect(result.headers.get("Idempotent-Replayed")).toBeNull();
+    }
+    const problem = await expectProblem(plain.result, 409, "DUPLICATE_ORDER");
     expect(problem.orderId).toBe(first.id);
+    const kept = await expectProblem(keyed.result, 409, "DUPLICATE_ORDER");
+    expect({ ...kept, requestId: problem.requestId }).toEqual(problem);
     expect(await receiptCount(first.id)).toBe(1);
+    expect(await ordersWithExternalId(fresh.wineryId, input.id)).toHaveLength(1);
+    // The refusals took no number: the next import's receipt follows the first's.
+    const next = (await (await importOrder(fresh, externalOrder())).json()) as Order;
+    const numbers = await testDb()
+      .select({ order: receipts.orderId, n: receipts.progressiveNumber })
+      .from(receipts)
+      .where(eq(receipts.wineryId, fresh.wineryId));
+    expect(numbers.sort((a, b) => a.n - b.n)).toEqual([
+      { order: first.id, n: 1 },
+      { order: next.id, n: 2 },
+    ]);
+  });
+
+  it("imports one order of 10 concurrent imports of one external id, keyed or not: the others are DUPLICATE_ORDER of it, and the receipts have no gap", async () => {
+    const fresh = await createTenant();
+    const input = externalOrder();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        importOrder(fresh, input, i % 2 ? { "Idempotency-Key": crypto.randomUUID() } : {}),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+    const stored = await ordersWithExternalId(fresh.wineryId, input.id);
+    expect(stored).toHaveLength(1);
+    for (const answer of answers.filter((a) => a.status === 409)) {
+      expect((await expectProblem(answer, 409, "DUPLICATE_ORDER")).orderId).toBe(stored[0]?.id);
+    }
+    const next = (await (await importOrder(fresh, externalOrder())).json()) as Order;
+    const numbers = await testDb()
+      .select({ order: receipts.orderId, n: receipts.progressiveNumber })
+      .from(receipts)
+      .where(eq(receipts.wineryId, fresh.wineryId));
+    expect(numbers.sort((a, b) => a.n - b.n)).toEqual([
+      { order: stored[0]?.id, n: 1 },
+      { order: next.id, n: 2 },
+    ]);
   });
 
   it.each([

@@ -14,6 +14,7 @@ import {
   type IdempotentResult,
   runIdempotentlyInOneRequest,
   storedAnswerOnce,
+  storedProblem,
 } from "../idempotency/idempotency";
 import {
   orderReceiptParams,
@@ -107,25 +108,52 @@ type ImportParams = Record<(typeof IMPORT_PARAMS)[number], unknown>;
  * Nothing is read first: the channel is resolved inside the order's INSERT (an unknown one leaves
  * channel_id null, which the orders_source check refuses) and the later statements find the order
  * by its key (winery, channel, external id), so they run atomically without reading anything
- * back. A second import of the external id fails the order's unique key.
+ * back.
+ *
+ * A second import of the external id: on a drizzle handle (the Idempotency-Key path's transaction,
+ * whose operation runs under a savepoint; the seed) it fails the order's unique key. In an HTTP
+ * batch (`inBatch`) it refuses without failing, so that DUPLICATE_ORDER costs no second request:
+ * the order's INSERT does nothing on its key (after waiting for a concurrent import of it to end),
+ * the later statements write only for an order this transaction inserted (its xmin is the
+ * transaction's id: an HTTP batch runs its statements in one transaction without savepoints), the
+ * answer is null for any other, and `existing` is the order already imported under the key.
  */
-function importTemplates(p: ImportParams) {
+function importTemplates(p: ImportParams, inBatch: boolean) {
   const channelId = channelIdOf(p.wineryId, p.apiChannelKey);
   const key = sql`winery_id = ${p.wineryId} and channel_id = ${channelId} and external_id = ${p.externalId}`;
-  const ref = (column: "id" | "uuid") => sql`(select ${sql.raw(column)} from orders where ${key})`;
+  // Written by this transaction (a duplicate's batch may have written nothing yet: no id to take).
+  const ours = inBatch ? sql` and xmin = pg_current_xact_id_if_assigned()::xid` : sql``;
+  const ref = (column: "id" | "uuid") =>
+    sql`(select ${sql.raw(column)} from orders where ${key}${ours})`;
+  const onlyOurs = inBatch ? sql`where ${ref("id")} is not null` : sql``;
   return {
     insertOrder: sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
       select ${channelId}, ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
-      from jsonb_populate_record(null::orders, ${p.order}::jsonb) r`,
+      from jsonb_populate_record(null::orders, ${p.order}::jsonb) r
+      ${inBatch ? sql`on conflict (winery_id, channel_id, external_id) do nothing` : sql``}`,
     insertItems: sql`insert into order_items (order_id, ${sql.raw(columnList(ITEM_JSON_COLUMNS))})
       select ${ref("id")}, ${sql.raw(columnList(ITEM_JSON_COLUMNS, "r."))}
-      from jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r`,
-    issueReceipt: orderReceiptStatement(p, { id: ref("id"), uuid: ref("uuid"), channelId }),
+      from jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r
+      ${onlyOurs}`,
+    issueReceipt: orderReceiptStatement(p, {
+      id: ref("id"),
+      uuid: ref("uuid"),
+      channelId,
+      only: onlyOurs,
+    }),
     answer: orderDocumentWhere(
-      sql`o.winery_id = ${p.wineryId} and o.channel_id = ${channelId} and o.external_id = ${p.externalId}`,
+      sql`o.winery_id = ${p.wineryId} and o.channel_id = ${channelId} and o.external_id = ${p.externalId}${inBatch ? sql` and o.xmin = pg_current_xact_id_if_assigned()::xid` : sql``}`,
     ),
+    existing: sql`(select id from orders where ${key})`,
   };
 }
+
+/**
+ * DUPLICATE_ORDER's kept problem for the keyed batch, its orderId set in SQL to the order already
+ * imported (importTemplates' `existing`): storedProblem's text of the TypeScript error, whose
+ * other members do not depend on the order.
+ */
+const DUPLICATE_PROBLEM = storedProblem(new DuplicateOrderError(0)) ?? "";
 
 /** The import's values, bound to importTemplates' parameters. */
 function importParams(wineryId: string, apiChannelKey: string, input: ExternalOrder): ImportParams {
@@ -141,20 +169,31 @@ function importParams(wineryId: string, apiChannelKey: string, input: ExternalOr
 
 /** The HTTP path's statements, rendered once per isolate (renderedOnce). */
 const renderedImport = {
-  insertOrder: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m).insertOrder),
-  insertItems: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m).insertItems),
-  issueReceipt: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m).issueReceipt),
-  answer: renderedOnce(
+  insertOrder: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m, true).insertOrder),
+  insertItems: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m, true).insertItems),
+  issueReceipt: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m, true).issueReceipt),
+  /** The Order document (`body`), or the id of the order already imported under the key. */
+  answer: renderedOnce(IMPORT_PARAMS, (m) => {
+    const t = importTemplates(m, true);
+    return sql`with answer as materialized (select (${t.answer})::text as body)
+      select body, case when body is null then ${t.existing} end as duplicate_of from answer`;
+  }),
+  /**
+   * With an Idempotency-Key: the answer, or else DUPLICATE_ORDER with the existing order's id,
+   * stored as the key's result (runIdempotentlyInOneRequest).
+   */
+  storedAnswer: storedAnswerOnce(
     IMPORT_PARAMS,
-    (m) => sql`select (${importTemplates(m).answer})::text as body`,
+    (m) => importTemplates(m, true).answer,
+    (m) =>
+      sql`select jsonb_set(${DUPLICATE_PROBLEM}::jsonb, '{options,extensions,orderId}',
+        to_jsonb(${importTemplates(m, true).existing}))`,
   ),
-  /** With an Idempotency-Key: the answer, stored as the key's result (runIdempotentlyInOneRequest). */
-  storedAnswer: storedAnswerOnce(IMPORT_PARAMS, (m) => importTemplates(m).answer),
 };
 
 /** importTemplates' write statements on a drizzle handle, in the order they run. */
 function importStatementList<D extends AnyDb>(db: D, p: ImportParams) {
-  const t = importTemplates(p);
+  const t = importTemplates(p, false);
   return [
     db.execute(t.insertOrder),
     db.execute(t.insertItems),
@@ -182,11 +221,16 @@ export async function writeOrder(
       renderedImport.issueReceipt(p),
       renderedImport.answer(p),
     ]);
-    return parseAnswer(results.at(-1)?.[0]?.body);
+    const answer = results.at(-1)?.[0];
+    const duplicateOf = answer?.duplicate_of;
+    if (duplicateOf !== null && duplicateOf !== undefined) {
+      throw new DuplicateOrderError(Number(duplicateOf));
+    }
+    return parseAnswer(answer?.body);
   }
   const [, , , answer] = await runAtomically(db, (h) => [
     ...importStatementList(h, p),
-    h.execute(sql`select (${importTemplates(p).answer})::text as body`),
+    h.execute(sql`select (${importTemplates(p, false).answer})::text as body`),
   ]);
   return parseAnswer(rowsOf<{ body?: unknown }>(answer)[0]?.body);
 }
@@ -226,8 +270,10 @@ async function explainWriteError(
 /**
  * E1. Without an Idempotency-Key: one HTTP round trip, an atomic batch that writes the order with
  * its items and issues the receipt; the external id alone guards against duplicates
- * (DUPLICATE_ORDER, whose orderId costs a second read on that error path only). With a key: at
- * most one KV read (the replay cache) and one transaction that also claims the key.
+ * (DUPLICATE_ORDER with the existing orderId, answered by the same batch). With a key: at most one
+ * KV read (the replay cache) and one batch that also claims the key and keeps the answer, or the
+ * DUPLICATE_ORDER, with it (runIdempotentlyInOneRequest; an unknown channel fails the batch, and
+ * its transaction path answers and keeps the 404).
  */
 export async function importOrder(
   db: Database,
@@ -256,8 +302,9 @@ export async function importOrder(
         // as writeOrder's answer on the other paths).
         storedAnswer: (key) => renderedImport.storedAnswer({ ...p, ...key }),
       },
-      // Its refusals in the interface's terms inside the transaction, so that the key keeps them
-      // (DUPLICATE_ORDER and an unknown channel are replayed like an answer).
+      // The transaction path (a key the batch could not claim; an unknown channel): its refusals in
+      // the interface's terms inside the transaction, so that the key keeps them (DUPLICATE_ORDER
+      // and an unknown channel are replayed like an answer).
       (tx) =>
         writeOrder(tx, wineryId, apiChannelKey, order).catch((error: unknown) =>
           explainWriteError(error, db.http, wineryId, input),

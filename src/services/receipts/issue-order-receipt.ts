@@ -88,6 +88,8 @@ export interface OrderReference {
   id: SQL;
   uuid: SQL;
   channelId: SQL;
+  /** A WHERE clause that, when false, issues nothing (no number taken): E1's batch, for an order it did not insert. */
+  only?: SQL;
 }
 
 /** The values the receipt statement binds, computed from the order as it is written. */
@@ -142,7 +144,8 @@ export function orderReceiptParams(order: OrderInsert, items: ItemValues[]): Ord
 export function orderReceiptStatement(p: OrderReceiptParams, ref: OrderReference): SQL {
   return sql`
     with counter as (
-      insert into winery_counters (winery_id, name, value) values (${p.wineryId}, 'receipt', 1)
+      insert into winery_counters (winery_id, name, value)
+      select ${p.wineryId}::uuid, 'receipt', 1 ${ref.only ?? sql``}
       on conflict (winery_id, name)
         do update set value = winery_counters.value + 1, updated_at = now()
       returning value
