@@ -46,6 +46,22 @@ async function receiptCount(orderId: number) {
   return row?.n ?? 0;
 }
 
+/**
+ * Imports another order into a winery whose only receipt is `orderId`'s, and expects the winery's
+ * receipts numbered 1 (that order) and 2 (the new one): nothing in between took a number.
+ */
+async function expectNextReceiptAfter(tenant: TestTenant, orderId: number) {
+  const next = (await (await importOrder(tenant, externalOrder())).json()) as Order;
+  const numbers = await testDb()
+    .select({ order: receipts.orderId, n: receipts.progressiveNumber })
+    .from(receipts)
+    .where(eq(receipts.wineryId, tenant.wineryId));
+  expect(numbers.sort((a, b) => a.n - b.n)).toEqual([
+    { order: orderId, n: 1 },
+    { order: next.id, n: 2 },
+  ]);
+}
+
 describe("E1 POST /v4/order-import/{apiChannelKey}: happy", () => {
   it("stores the order with its items and answers it", async () => {
     const input = externalOrder();
@@ -478,15 +494,7 @@ describe("E1 errors", () => {
     expect(await receiptCount(first.id)).toBe(1);
     expect(await ordersWithExternalId(fresh.wineryId, input.id)).toHaveLength(1);
     // The refusals took no number: the next import's receipt follows the first's.
-    const next = (await (await importOrder(fresh, externalOrder())).json()) as Order;
-    const numbers = await testDb()
-      .select({ order: receipts.orderId, n: receipts.progressiveNumber })
-      .from(receipts)
-      .where(eq(receipts.wineryId, fresh.wineryId));
-    expect(numbers.sort((a, b) => a.n - b.n)).toEqual([
-      { order: first.id, n: 1 },
-      { order: next.id, n: 2 },
-    ]);
+    await expectNextReceiptAfter(fresh, first.id);
   });
 
   it("imports one order of 10 concurrent imports of one external id, keyed or not: the others are DUPLICATE_ORDER of it, and the receipts have no gap", async () => {
@@ -503,15 +511,7 @@ describe("E1 errors", () => {
     for (const answer of answers.filter((a) => a.status === 409)) {
       expect((await expectProblem(answer, 409, "DUPLICATE_ORDER")).orderId).toBe(stored[0]?.id);
     }
-    const next = (await (await importOrder(fresh, externalOrder())).json()) as Order;
-    const numbers = await testDb()
-      .select({ order: receipts.orderId, n: receipts.progressiveNumber })
-      .from(receipts)
-      .where(eq(receipts.wineryId, fresh.wineryId));
-    expect(numbers.sort((a, b) => a.n - b.n)).toEqual([
-      { order: stored[0]?.id, n: 1 },
-      { order: next.id, n: 2 },
-    ]);
+    await expectNextReceiptAfter(fresh, stored[0]?.id ?? 0);
   });
 
   it.each([
