@@ -123,24 +123,17 @@ function importTemplates(p: ImportParams, inBatch: boolean) {
   const key = sql`winery_id = ${p.wineryId} and channel_id = ${channelId} and external_id = ${p.externalId}`;
   // Written by this transaction (a duplicate's batch may have written nothing yet: no id to take).
   const ours = inBatch ? sql` and xmin = pg_current_xact_id_if_assigned()::xid` : sql``;
-  const ref = (column: "id" | "uuid") =>
-    sql`(select ${sql.raw(column)} from orders where ${key}${ours})`;
-  const onlyOurs = inBatch ? sql`where ${ref("id")} is not null` : sql``;
+  // The order the later statements write for: one row, none for a duplicate in a batch.
+  const order = sql`select id, uuid from orders where ${key}${ours}`;
   return {
     insertOrder: sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
       select ${channelId}, ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
       from jsonb_populate_record(null::orders, ${p.order}::jsonb) r
       ${inBatch ? sql`on conflict (winery_id, channel_id, external_id) do nothing` : sql``}`,
     insertItems: sql`insert into order_items (order_id, ${sql.raw(columnList(ITEM_JSON_COLUMNS))})
-      select ${ref("id")}, ${sql.raw(columnList(ITEM_JSON_COLUMNS, "r."))}
-      from jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r
-      ${onlyOurs}`,
-    issueReceipt: orderReceiptStatement(p, {
-      id: ref("id"),
-      uuid: ref("uuid"),
-      channelId,
-      only: onlyOurs,
-    }),
+      select o.id, ${sql.raw(columnList(ITEM_JSON_COLUMNS, "r."))}
+      from (${order}) o, jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r`,
+    issueReceipt: orderReceiptStatement(p, { order, channelId }),
     answer: orderDocumentWhere(
       sql`o.winery_id = ${p.wineryId} and o.channel_id = ${channelId} and o.external_id = ${p.externalId}${inBatch ? sql` and o.xmin = pg_current_xact_id_if_assigned()::xid` : sql``}`,
     ),

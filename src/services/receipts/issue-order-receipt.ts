@@ -84,12 +84,13 @@ function paidVat(order: OrderInsert, lines: { gross: number; vat_amount_cents: n
 }
 
 export interface OrderReference {
-  /** SQL for the order's id, uuid and channel id (subqueries on the order's key, or values). */
-  id: SQL;
-  uuid: SQL;
+  /**
+   * A query of the order's `id` and `uuid`: one row, read once by the statement; no row issues
+   * nothing and takes no number (E1's batch, for an order it did not insert).
+   */
+  order: SQL;
+  /** SQL for the order's channel id. */
   channelId: SQL;
-  /** A WHERE clause that, when false, issues nothing (no number taken): E1's batch, for an order it did not insert. */
-  only?: SQL;
 }
 
 /** The values the receipt statement binds, computed from the order as it is written. */
@@ -143,9 +144,10 @@ export function orderReceiptParams(order: OrderInsert, items: ItemValues[]): Ord
  */
 export function orderReceiptStatement(p: OrderReceiptParams, ref: OrderReference): SQL {
   return sql`
-    with counter as (
+    with ord as materialized (${ref.order}),
+    counter as (
       insert into winery_counters (winery_id, name, value)
-      select ${p.wineryId}::uuid, 'receipt', 1 ${ref.only ?? sql``}
+      select ${p.wineryId}::uuid, 'receipt', 1 from ord
       on conflict (winery_id, name)
         do update set value = winery_counters.value + 1, updated_at = now()
       returning value
@@ -156,11 +158,11 @@ export function orderReceiptStatement(p: OrderReceiptParams, ref: OrderReference
         receipt_type, fiscal_operation, status, authority_communication_state, sale_document_state,
         ref_date, discount_total_cents, total_cents, total_no_vat_cents, vat_amount_cents,
         progressive_number)
-      select ${p.wineryId}, ${ref.id}, ${ref.uuid}, ${ref.channelId},
+      select ${p.wineryId}, ord.id, ord.uuid, ${ref.channelId},
         ${p.terminalName}, ${p.customerName}, 'ORDER', 'RECEIPT', 'CREATED', 'TODO',
         'NONE', ${p.refDate}::timestamptz, ${p.discountTotalCents}, ${p.totalCents},
         ${p.totalNoVatCents}, ${p.vatAmountCents}, counter.value
-      from counter
+      from counter, ord
       returning id, order_id
     ),
     receipt_line_rows as (
