@@ -149,12 +149,23 @@ describe("E14 POST /v2/reservations/{reservationID}/refund: happy", () => {
     expect(await ledgerSum(tenant.wineryId, id)).toBe(1000);
   });
 
-  it("20 concurrent partial refunds over the paid amount never exceed it; the state is unchanged", async () => {
+  it("20 concurrent partial refunds over the paid amount never exceed it, keyed or not; each refusal names the rest it was refused on; the state is unchanged", async () => {
     const id = await paidReservation(10_000);
-    const responses = await Promise.all(Array.from({ length: 20 }, () => refund(tenant, id, 700)));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        refund(tenant, id, 700, i % 2 ? { "Idempotency-Key": crypto.randomUUID() } : {}),
+      ),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(14);
     expect(statuses.filter((s) => s === 400)).toHaveLength(6);
+    // Refused once 14 refunds had left 200 cents, whatever the rest when the request began.
+    for (const response of responses.filter((r) => r.status === 400)) {
+      const problem = await expectProblem(response, 400, "NOT_REFUNDABLE");
+      expect(problem.detail).toBe(
+        `700 cents is over the refundable rest of 200 cents of reservation ${id}.`,
+      );
+    }
     expect(await ledgerSum(tenant.wineryId, id)).toBe(9800);
     expect(await stateOf(tenant.wineryId, id)).toBe("CONFIRMED");
   });

@@ -66,10 +66,15 @@ function refundStatement(wineryId: unknown, id: unknown, amountCents: unknown, k
         'paid', paid_cents, 'rest', rest_cents)::text, true) as kept`
     : sql``;
   return sql`
-    with pay as (
-      update reservation_payments p set refunded_cents = p.refunded_cents + ${amountCents}::bigint
+    with held as materialized (
+      select p.id, p.amount_cents, p.refunded_cents from reservation_payments p
       where p.winery_id = ${wineryId} and p.reservation_id = ${id} and p.in_house
-        and p.refunded_cents + ${amountCents}::bigint <= p.amount_cents
+      for no key update
+    ),
+    pay as (
+      update reservation_payments p set refunded_cents = p.refunded_cents + ${amountCents}::bigint
+      from held h
+      where p.id = h.id and h.refunded_cents + ${amountCents}::bigint <= h.amount_cents
       returning p.id, p.refunded_cents
     ),
     ledger as (
@@ -80,10 +85,8 @@ function refundStatement(wineryId: unknown, id: unknown, amountCents: unknown, k
     outcome as (
     select exists (select 1 from pay) as refunded,
       r.id is not null as found,
-      (select p.amount_cents from reservation_payments p
-        where p.winery_id = ${wineryId} and p.reservation_id = ${id} and p.in_house) as paid_cents,
-      (select p.amount_cents - p.refunded_cents from reservation_payments p
-        where p.winery_id = ${wineryId} and p.reservation_id = ${id} and p.in_house) as rest_cents,
+      (select amount_cents from held) as paid_cents,
+      (select amount_cents - refunded_cents from held) as rest_cents,
       case when r.id is null then null else (${vwReservation({
         refundedTotalCents: sql`(select refunded_cents from pay)`,
         refundedAt: sql`(select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') from ledger)`,
@@ -165,11 +168,12 @@ function refusalTexts(
 }
 
 /**
- * The check and the write are one statement: the in-house payment's refunded_cents moves only
- * while refunded_cents + amount <= amount_cents, evaluated by the UPDATE on the row it locks (a
- * concurrent refund waits and re-checks on the committed value), and the ledger row is inserted
- * from that UPDATE's result. So refunds can never exceed what was paid, and the counter always
- * equals the ledger's sum. The same statement reads the answer: the view's refundedTotalCents and
+ * The check and the write are one statement: the in-house payment's row is locked first (a
+ * concurrent refund waits, then reads the value committed before it), its refunded_cents moves
+ * only while refunded_cents + amount <= amount_cents on that locked value, and the ledger row is
+ * inserted from that UPDATE's result. So refunds can never exceed what was paid, the counter
+ * always equals the ledger's sum, and a refusal names the rest as it was when refused (the
+ * statement's snapshot, taken before it waited, may hold an older one). The same statement reads the answer: the view's refundedTotalCents and
  * refundedAt come from this statement's own writes, which its snapshot does not yet show.
  */
 export async function writeRefund(
