@@ -368,7 +368,7 @@ const renderedClaim = renderedOnce(IDEMPOTENCY_PARAMS, (m) =>
  * run (they are visible to it: same transaction), over the operation's parameters `names`.
  *
  * `refusal`, for an operation whose refusals its statements decide without failing (E14's
- * NOT_REFUNDABLE and 404): a query of one row and one text column, evaluated only when the answer
+ * NOT_REFUNDABLE and 404, E1's DUPLICATE_ORDER): a query of one row and one text column, evaluated only when the answer
  * is null, that is the refusal's kept problem (storedProblem's text, which the caller passes in as
  * parameters, so the words stay the TypeScript error's); the key keeps it as a refused request
  * keeps its problem in the transaction path. Null there too fails the batch.
@@ -520,7 +520,7 @@ function claimOrFail(scope: ScopeValues, hash: unknown): SQL {
 
 /**
  * Stores the answer's json text as the key's result and returns it (`body`); without an answer,
- * the refusal's problem text (`error`), kept the same way; neither fails the batch.
+ * the refusal's problem text (`error`), kept the same way; with neither, the batch fails.
  */
 function storeAnswer(scope: ScopeValues, answer: SQL, refusal: SQL = sql`select null`): SQL {
   const { wineryId, route, key } = scope;
