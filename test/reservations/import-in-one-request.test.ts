@@ -13,7 +13,7 @@ import {
   reservations,
   slots,
 } from "../../src/db/schema";
-import { AppError } from "../../src/lib/errors";
+import { AppError, NotFoundError } from "../../src/lib/errors";
 import type { Reservation } from "../../src/schemas/reservation-views";
 import { ReservationInputSchema } from "../../src/schemas/reservations";
 import { importInOneRequest } from "../../src/services/reservations/import-in-one-request";
@@ -422,15 +422,17 @@ describe("E11 in one HTTP request", () => {
         );
         expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
         const slow = await settle(importInTransaction(db, b.wineryId, id, inB));
-        // The batch answers a slot without room itself, as the interactive path does (compared
-        // below), and leaves to that path exactly the other imports it refuses.
-        const full = (outcome: typeof fast | typeof slow) =>
-          outcome.status === "rejected" && outcome.reason instanceof SlotFullError;
-        if (fast.status === "rejected" && !full(fast)) throw fast.reason;
+        // The batch answers a slot without room and an experience not the winery's itself, as
+        // the interactive path does (compared below), and leaves to that path exactly the other
+        // imports it refuses.
+        const answered = (outcome: typeof fast | typeof slow) =>
+          outcome.status === "rejected" &&
+          (outcome.reason instanceof SlotFullError || outcome.reason instanceof NotFoundError);
+        if (fast.status === "rejected" && !answered(fast)) throw fast.reason;
         const leftOver = fast.status === "fulfilled" && fast.value === undefined;
-        expect([leftOver, full(fast)], JSON.stringify(outcomeOf(slow))).toEqual([
-          slow.status === "rejected" && !full(slow),
-          full(slow),
+        expect([leftOver, answered(fast)], JSON.stringify(outcomeOf(slow))).toEqual([
+          slow.status === "rejected" && !answered(slow),
+          answered(slow),
         ]);
         let answerA: Parameters<typeof outcomeOf>[0];
         if (fast.status === "rejected" || leftOver) {

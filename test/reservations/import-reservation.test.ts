@@ -1,7 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { contacts, reservationContacts, reservations } from "../../src/db/schema";
+import { expectProblem } from "../helpers/api";
 import { testDb } from "../helpers/db";
+import { createExperience } from "../helpers/experiences";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import {
   contact,
@@ -233,6 +235,22 @@ describe("E11 PUT /v2/reservations/import/{reservationID}: happy", () => {
     );
     expect(result.status).toBe(200);
     expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+  });
+
+  it("answers an experience that is not the winery's in that round trip too: 404, nothing written", async () => {
+    const theirs = await createExperience(await createTenant());
+    const id = crypto.randomUUID();
+    const { result, trips } = await countRoundTrips(() =>
+      putReservation(
+        tenant,
+        id,
+        reservationBody({ experienceId: theirs.id, date: "2027-05-03", time: "10:00" }),
+      ),
+    );
+    const problem = await expectProblem(result, 404, "NOT_FOUND");
+    expect(problem.detail).toBe(`Experience ${theirs.id} not found.`);
+    expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+    expect(await testDb().select().from(reservations).where(eq(reservations.id, id))).toEqual([]);
   });
 
   it("answers a slot without room in that round trip too: 409, nothing written", async () => {

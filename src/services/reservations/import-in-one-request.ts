@@ -4,6 +4,7 @@ import type { HttpDb } from "../../db/client";
 import { isDatabaseUnavailable, postgresError } from "../../db/errors";
 import { type RawStatement, rawBatch, renderedOnce } from "../../db/raw-batch";
 import { reservationPriceItems, reservations } from "../../db/schema";
+import { NotFoundError } from "../../lib/errors";
 import type { Reservation } from "../../schemas/reservation-views";
 import type { ReservationInput } from "../../schemas/reservations";
 import { CONTACT_UPSERT_SQL, contactUpsertParameters } from "../contacts/upsert-contact";
@@ -42,6 +43,8 @@ const RAISE_PROBLEMS = "select cast('E11 batch: ' || problem as int) from proble
 
 /** The failure of a batch whose seats found a slot without room (MOVE_SQL): the slot's id. */
 const NO_ROOM = /E11 batch: no room in slot ([0-9a-f-]{36})/;
+/** The failure of a batch whose experience is not the winery's (INSERT_SQL). */
+const NO_EXPERIENCE = /E11 batch: no experience/;
 
 /**
  * The seats to move, as followSeats plans them, from the reservation row as it is stored (`cur`,
@@ -81,7 +84,8 @@ moves as materialized (
  * path takes first too (lockExperiencesStatement, same rows, same order), before the reservation
  * and its slots: the order E9 and experience saves lock in. In this statement rather than one of
  * its own: a statement more cost E11 about 1 ms of CPU across the dev stack (A/B, bench --dev).
- * Then the experience is the winery's (else the batch fails: the interactive path answers 404) and
+ * Then the experience is the winery's (else the batch fails, answered 404 as the interactive path
+ * answers it) and
  * the reservation row is inserted if absent, with the columns it cannot be without; statement 4
  * writes its values, as the interactive path's UPDATE does.
  */
@@ -242,7 +246,8 @@ const DOCUMENT = renderedOnce(["lang", "wineryId", "id"], (p) =>
  * slot without room is answered here, with the SlotFullError the interactive path throws at that
  * point of the same order of writes: running it would take the same locks again to find the same
  * full slot, a second turn in the line on the experience for every 409 (a third of E11's answers
- * under an outside audit's load at 50 clients, one experience shared). A database
+ * under an outside audit's load at 50 clients, one experience shared). So is an experience that is
+ * not the winery's, the 404 the interactive path answers when its first statement finds none. A database
  * that cannot be reached or did not answer is not retried (the batch may have committed).
  */
 export async function importInOneRequest(
@@ -290,6 +295,9 @@ export async function importInOneRequest(
     if (!failed || isDatabaseUnavailable(error)) throw error;
     const full = NO_ROOM.exec(failed.message ?? "")?.[1];
     if (full) throw new SlotFullError(full, id, input.guestCountTotal ?? 0);
+    if (NO_EXPERIENCE.test(failed.message ?? "")) {
+      throw new NotFoundError("Experience", input.experienceId);
+    }
     return undefined;
   }
   const doc = results.at(-1)?.[0]?.doc;
