@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, expect } from "vitest";
 import type { FaultSettings } from "../../scripts/local-db";
+import { SERVICE_UNAVAILABLE_DETAIL } from "../../src/lib/errors";
 import { api, expectProblem } from "./api";
 
 /** What the local Neon stand-ins report about the fault in force (scripts/local-db/faults.ts). */
@@ -46,11 +47,16 @@ export async function countQueries(
   return { queries, response };
 }
 
-/** 503 SERVICE_UNAVAILABLE problem+json with a positive Retry-After. */
+/**
+ * 503 SERVICE_UNAVAILABLE problem+json with a positive Retry-After, whose detail tells a client how
+ * to retry a write safely (the same Idempotency-Key).
+ */
 export async function expectUnavailable(response: Response): Promise<void> {
   const retryAfter = response.headers.get("Retry-After");
-  await expectProblem(response, 503, "SERVICE_UNAVAILABLE");
+  const problem = await expectProblem(response, 503, "SERVICE_UNAVAILABLE");
   expect(Number(retryAfter)).toBeGreaterThan(0);
+  expect(problem.detail).toBe(SERVICE_UNAVAILABLE_DETAIL);
+  expect(problem.detail).toContain("same Idempotency-Key");
 }
 
 /**
