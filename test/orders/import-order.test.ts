@@ -634,12 +634,26 @@ describe("E1 errors", () => {
     expect(problem.errors?.[0]?.path).toBe("Idempotency-Key");
   });
 
-  it("answers 404 for an unknown channel", async () => {
-    const response = await api("/v4/order-import/no-such-channel", {
-      key: tenant.apiKey,
-      body: externalOrder(),
-    });
-    await expectProblem(response, 404, "NOT_FOUND");
+  it("answers 404 for an unknown channel in one request, with or without a key, and keeps it with the key", async () => {
+    const input = externalOrder();
+    const send = (headers: Record<string, string> = {}) =>
+      api("/v4/order-import/no-such-channel", { key: tenant.apiKey, body: input, headers });
+    const headers = { "Idempotency-Key": crypto.randomUUID() };
+    const plain = await countRoundTrips(() => send());
+    const keyed = await countRoundTrips(() => send(headers));
+    const problems = [];
+    for (const { result, trips } of [plain, keyed]) {
+      expect(trips).toEqual({ httpRequests: 1, wsSessions: 0 });
+      problems.push(await expectProblem(result, 404, "NOT_FOUND"));
+    }
+    expect(problems.map((p) => p.detail)).toEqual([
+      "Sales channel no-such-channel not found.",
+      "Sales channel no-such-channel not found.",
+    ]);
+    const again = await send(headers);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    await expectProblem(again, 404, "NOT_FOUND");
+    expect(await ordersWithExternalId(tenant.wineryId, input.id)).toHaveLength(0);
   });
 });
 

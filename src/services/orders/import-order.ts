@@ -105,18 +105,20 @@ type ImportParams = Record<(typeof IMPORT_PARAMS)[number], unknown>;
  * The four statements of an import, of fixed text whatever the order (every value a parameter:
  * the order and its items as one jsonb parameter each, read by jsonb_populate_record(set)): the
  * order, its items, its receipt, and its Order document (what E1 answers, as GET, E2 and E20 do).
- * Nothing is read first: the channel is resolved inside the order's INSERT (an unknown one leaves
- * channel_id null, which the orders_source check refuses) and the later statements find the order
- * by its key (winery, channel, external id), so they run atomically without reading anything
- * back.
+ * Nothing is read first: the channel is resolved inside the order's INSERT and the later
+ * statements find the order by its key (winery, channel, external id), so they run atomically
+ * without reading anything back.
  *
- * A second import of the external id: on a drizzle handle (the Idempotency-Key path's transaction,
- * whose operation runs under a savepoint; the seed) it fails the order's unique key. In an HTTP
- * batch (`inBatch`) it refuses without failing, so that DUPLICATE_ORDER costs no second request:
- * the order's INSERT does nothing on its key (after waiting for a concurrent import of it to end),
- * the later statements write only for an order this transaction inserted (its xmin is the
+ * Refusals: on a drizzle handle (the Idempotency-Key path's transaction, whose operation runs
+ * under a savepoint; the seed) an unknown channel leaves channel_id null, which the orders_source
+ * check refuses, and a second import of the external id fails the order's unique key. In an HTTP
+ * batch (`inBatch`) neither fails, so that DUPLICATE_ORDER and the unknown channel's 404 cost no
+ * second request: the order's INSERT joins the channel (no row, nothing inserted, when there is
+ * none) and does nothing on its key (after waiting for a concurrent import of it to end), the
+ * later statements write only for an order this transaction inserted (its xmin is the
  * transaction's id: an HTTP batch runs its statements in one transaction without savepoints), the
- * answer is null for any other, and `existing` is the order already imported under the key.
+ * answer is null for any other, and `existing` is the order already imported under the key (null
+ * as well: the channel is unknown).
  */
 function importTemplates(p: ImportParams, inBatch: boolean) {
   const channelId = channelIdOf(p.wineryId, p.apiChannelKey);
@@ -126,10 +128,16 @@ function importTemplates(p: ImportParams, inBatch: boolean) {
   // The order the later statements write for: one row, none for a duplicate in a batch.
   const order = sql`select id, uuid from orders where ${key}${ours}`;
   return {
-    insertOrder: sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
+    insertOrder: inBatch
+      ? sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
+      select ch.id, ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
+      from sales_channels ch, jsonb_populate_record(null::orders, ${p.order}::jsonb) r
+      where ch.winery_id = ${p.wineryId} and ch.api_channel_key = ${p.apiChannelKey}
+        and ch.deleted_at is null
+      on conflict (winery_id, channel_id, external_id) do nothing`
+      : sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
       select ${channelId}, ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
-      from jsonb_populate_record(null::orders, ${p.order}::jsonb) r
-      ${inBatch ? sql`on conflict (winery_id, channel_id, external_id) do nothing` : sql``}`,
+      from jsonb_populate_record(null::orders, ${p.order}::jsonb) r`,
     insertItems: sql`insert into order_items (order_id, ${sql.raw(columnList(ITEM_JSON_COLUMNS))})
       select o.id, ${sql.raw(columnList(ITEM_JSON_COLUMNS, "r."))}
       from (${order}) o, jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r`,
@@ -148,6 +156,9 @@ function importTemplates(p: ImportParams, inBatch: boolean) {
  */
 const DUPLICATE_PROBLEM = storedProblem(new DuplicateOrderError(0)) ?? "";
 
+/** The refusal of an import on a channel the winery does not have (404), as every path answers it. */
+const unknownChannel = (apiChannelKey: string) => new NotFoundError("Sales channel", apiChannelKey);
+
 /** The import's values, bound to importTemplates' parameters. */
 function importParams(wineryId: string, apiChannelKey: string, input: ExternalOrder): ImportParams {
   const values = orderValues(input, { wineryId });
@@ -165,22 +176,29 @@ const renderedImport = {
   insertOrder: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m, true).insertOrder),
   insertItems: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m, true).insertItems),
   issueReceipt: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m, true).issueReceipt),
-  /** The Order document (`body`), or the id of the order already imported under the key. */
+  /**
+   * The Order document (`body`), or the id of the order already imported under the key; neither
+   * when the channel is unknown.
+   */
   answer: renderedOnce(IMPORT_PARAMS, (m) => {
     const t = importTemplates(m, true);
     return sql`with answer as materialized (select (${t.answer})::text as body)
       select body, case when body is null then ${t.existing} end as duplicate_of from answer`;
   }),
   /**
-   * With an Idempotency-Key: the answer, or else DUPLICATE_ORDER with the existing order's id,
-   * stored as the key's result (runIdempotentlyInOneRequest).
+   * With an Idempotency-Key: the answer, or else DUPLICATE_ORDER with the existing order's id, or
+   * the unknown channel's 404 (`unknownChannel`: its kept problem), stored as the key's result
+   * (runIdempotentlyInOneRequest).
    */
   storedAnswer: storedAnswerOnce(
-    IMPORT_PARAMS,
+    [...IMPORT_PARAMS, "unknownChannel"],
     (m) => importTemplates(m, true).answer,
-    (m) =>
-      sql`select jsonb_set(${DUPLICATE_PROBLEM}::jsonb, '{options,extensions,orderId}',
-        to_jsonb(${importTemplates(m, true).existing}))`,
+    (m) => {
+      const existing = importTemplates(m, true).existing;
+      return sql`select case when ${existing} is null then ${m.unknownChannel}::text
+        else jsonb_set(${DUPLICATE_PROBLEM}::jsonb, '{options,extensions,orderId}',
+          to_jsonb(${existing}))::text end`;
+    },
   ),
 };
 
@@ -215,11 +233,13 @@ export async function writeOrder(
       renderedImport.answer(p),
     ]);
     const answer = results.at(-1)?.[0];
-    const duplicateOf = answer?.duplicate_of;
-    if (duplicateOf !== null && duplicateOf !== undefined) {
-      throw new DuplicateOrderError(Number(duplicateOf));
+    if (typeof answer?.body !== "string") {
+      const duplicateOf = answer?.duplicate_of;
+      throw duplicateOf === null || duplicateOf === undefined
+        ? unknownChannel(apiChannelKey)
+        : new DuplicateOrderError(Number(duplicateOf));
     }
-    return parseAnswer(answer?.body);
+    return parseAnswer(answer.body);
   }
   const [, , , answer] = await runAtomically(db, (h) => [
     ...importStatementList(h, p),
@@ -242,7 +262,7 @@ async function explainWriteError(
 ): Promise<never> {
   const pg = postgresError(error);
   if (pg?.code === "23514" && pg.constraint === "orders_source") {
-    throw new NotFoundError("Sales channel", input.apiChannelKey);
+    throw unknownChannel(input.apiChannelKey);
   }
   if (pg?.code === "23505" && pg.constraint === "orders_channel_external_id") {
     const [existing] = await db
@@ -263,10 +283,9 @@ async function explainWriteError(
 /**
  * E1. Without an Idempotency-Key: one HTTP round trip, an atomic batch that writes the order with
  * its items and issues the receipt; the external id alone guards against duplicates
- * (DUPLICATE_ORDER with the existing orderId, answered by the same batch). With a key: at most one
- * KV read (the replay cache) and one batch that also claims the key and keeps the answer, or the
- * DUPLICATE_ORDER, with it (runIdempotentlyInOneRequest; an unknown channel fails the batch, and
- * its transaction path answers and keeps the 404).
+ * (DUPLICATE_ORDER with the existing orderId, answered by the same batch, as is an unknown
+ * channel's 404). With a key: at most one KV read (the replay cache) and one batch that also claims
+ * the key and keeps the answer, or the refusal, with it (runIdempotentlyInOneRequest).
  */
 export async function importOrder(
   db: Database,
@@ -293,11 +312,16 @@ export async function importOrder(
         ],
         // The order just written, found by its key, as GET, E2 and E20 answer it (the same bytes
         // as writeOrder's answer on the other paths).
-        storedAnswer: (key) => renderedImport.storedAnswer({ ...p, ...key }),
+        storedAnswer: (key) =>
+          renderedImport.storedAnswer({
+            ...p,
+            unknownChannel: storedProblem(unknownChannel(apiChannelKey)),
+            ...key,
+          }),
       },
-      // The transaction path (a key the batch could not claim; an unknown channel): its refusals in
-      // the interface's terms inside the transaction, so that the key keeps them (DUPLICATE_ORDER
-      // and an unknown channel are replayed like an answer).
+      // The transaction path (a key the batch could not claim, now free): its refusals in the
+      // interface's terms inside the transaction, so that the key keeps them (DUPLICATE_ORDER and
+      // an unknown channel are replayed like an answer).
       (tx) =>
         writeOrder(tx, wineryId, apiChannelKey, order).catch((error: unknown) =>
           explainWriteError(error, db.http, wineryId, input),
