@@ -14,9 +14,11 @@ import {
   receipts,
 } from "../../src/db/schema";
 import worker from "../../src/index";
+import { NotFoundError } from "../../src/lib/errors";
 import type { Order } from "../../src/schemas/orders";
+import { writeOrder } from "../../src/services/orders/import-order";
 import { api, expectProblem } from "../helpers/api";
-import { testDb } from "../helpers/db";
+import { testDatabase, testDb } from "../helpers/db";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import { externalOrder, importOrder } from "../helpers/orders";
 import { countRoundTrips } from "../helpers/round-trips";
@@ -653,6 +655,19 @@ describe("E1 errors", () => {
     const again = await send(headers);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     await expectProblem(again, 404, "NOT_FOUND");
+    expect(await ordersWithExternalId(tenant.wineryId, input.id)).toHaveLength(0);
+  });
+
+  it("on a transaction's handle (the keyed fallback, the seed), an unknown channel is the same 404 and writes nothing", async () => {
+    const input = externalOrder();
+    const refused = await testDatabase()
+      .transaction((tx) => writeOrder(tx, tenant.wineryId, "no-such-channel", input))
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(refused).toBeInstanceOf(NotFoundError);
+    expect((refused as NotFoundError).message).toBe("Sales channel no-such-channel not found.");
     expect(await ordersWithExternalId(tenant.wineryId, input.id)).toHaveLength(0);
   });
 });

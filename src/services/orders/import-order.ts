@@ -32,11 +32,15 @@ export interface ImportOrderInput {
   order: ExternalOrder;
 }
 
-/** The sales channel named by apiChannelKey, as SQL: null when the winery has no such channel. */
-function channelIdOf(wineryId: unknown, apiChannelKey: unknown): SQL {
-  return sql`(select id from sales_channels
-    where winery_id = ${wineryId} and api_channel_key = ${apiChannelKey} and deleted_at is null)`;
+/** The query of the sales channel named by apiChannelKey: no row when the winery has no such channel. */
+function channelOf(wineryId: unknown, apiChannelKey: unknown): SQL {
+  return sql`select id from sales_channels
+    where winery_id = ${wineryId} and api_channel_key = ${apiChannelKey} and deleted_at is null`;
 }
+
+/** The sales channel named by apiChannelKey, as SQL: null when the winery has no such channel. */
+const channelIdOf = (wineryId: unknown, apiChannelKey: unknown): SQL =>
+  sql`(${channelOf(wineryId, apiChannelKey)})`;
 
 /**
  * The columns an import writes from orderValues (all of its keys but channel_id, which the
@@ -105,45 +109,40 @@ type ImportParams = Record<(typeof IMPORT_PARAMS)[number], unknown>;
  * The four statements of an import, of fixed text whatever the order (every value a parameter:
  * the order and its items as one jsonb parameter each, read by jsonb_populate_record(set)): the
  * order, its items, its receipt, and its Order document (what E1 answers, as GET, E2 and E20 do).
- * Nothing is read first: the channel is resolved inside the order's INSERT and the later
- * statements find the order by its key (winery, channel, external id), so they run atomically
- * without reading anything back.
+ * Nothing is read first: the order's INSERT joins the channel named by apiChannelKey (none:
+ * nothing inserted, nothing written after it, no answer: the 404) and the later statements find
+ * the order by its key (winery, channel, external id), so they run atomically without reading
+ * anything back.
  *
- * Refusals: on a drizzle handle (the Idempotency-Key path's transaction, whose operation runs
- * under a savepoint; the seed) an unknown channel leaves channel_id null, which the orders_source
- * check refuses, and a second import of the external id fails the order's unique key. In an HTTP
- * batch (`inBatch`) neither fails, so that DUPLICATE_ORDER and the unknown channel's 404 cost no
- * second request: the order's INSERT joins the channel (no row, nothing inserted, when there is
- * none) and does nothing on its key (after waiting for a concurrent import of it to end), the
+ * A second import of the external id: on a drizzle handle (the Idempotency-Key path's transaction,
+ * whose operation runs under a savepoint; the seed) it fails the order's unique key. In an HTTP
+ * batch (`inBatch`) it does not fail, so that DUPLICATE_ORDER costs no second request: the
+ * order's INSERT does nothing on its key (after waiting for a concurrent import of it to end), the
  * later statements write only for an order this transaction inserted (its xmin is the
  * transaction's id: an HTTP batch runs its statements in one transaction without savepoints), the
  * answer is null for any other, and `existing` is the order already imported under the key (null
- * as well: the channel is unknown).
+ * when the channel is unknown).
  */
 function importTemplates(p: ImportParams, inBatch: boolean) {
   const channelId = channelIdOf(p.wineryId, p.apiChannelKey);
   const key = sql`winery_id = ${p.wineryId} and channel_id = ${channelId} and external_id = ${p.externalId}`;
   // Written by this transaction (a duplicate's batch may have written nothing yet: no id to take).
-  const ours = inBatch ? sql` and xmin = pg_current_xact_id_if_assigned()::xid` : sql``;
+  const ours = (alias: string) =>
+    inBatch ? sql.raw(` and ${alias}xmin = pg_current_xact_id_if_assigned()::xid`) : sql``;
   // The order the later statements write for: one row, none for a duplicate in a batch.
-  const order = sql`select id, uuid from orders where ${key}${ours}`;
+  const order = sql`select id, uuid from orders where ${key}${ours("")}`;
   return {
-    insertOrder: inBatch
-      ? sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
+    insertOrder: sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
       select ch.id, ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
-      from sales_channels ch, jsonb_populate_record(null::orders, ${p.order}::jsonb) r
-      where ch.winery_id = ${p.wineryId} and ch.api_channel_key = ${p.apiChannelKey}
-        and ch.deleted_at is null
-      on conflict (winery_id, channel_id, external_id) do nothing`
-      : sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
-      select ${channelId}, ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
-      from jsonb_populate_record(null::orders, ${p.order}::jsonb) r`,
+      from (${channelOf(p.wineryId, p.apiChannelKey)}) ch,
+        jsonb_populate_record(null::orders, ${p.order}::jsonb) r
+      ${inBatch ? sql`on conflict (winery_id, channel_id, external_id) do nothing` : sql``}`,
     insertItems: sql`insert into order_items (order_id, ${sql.raw(columnList(ITEM_JSON_COLUMNS))})
       select o.id, ${sql.raw(columnList(ITEM_JSON_COLUMNS, "r."))}
       from (${order}) o, jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r`,
     issueReceipt: orderReceiptStatement(p, { order, channelId }),
     answer: orderDocumentWhere(
-      sql`o.winery_id = ${p.wineryId} and o.channel_id = ${channelId} and o.external_id = ${p.externalId}${inBatch ? sql` and o.xmin = pg_current_xact_id_if_assigned()::xid` : sql``}`,
+      sql`o.winery_id = ${p.wineryId} and o.channel_id = ${channelId} and o.external_id = ${p.externalId}${ours("o.")}`,
     ),
     existing: sql`(select id from orders where ${key})`,
   };
@@ -239,21 +238,19 @@ export async function writeOrder(
         ? unknownChannel(apiChannelKey)
         : new DuplicateOrderError(Number(duplicateOf));
     }
-    return parseAnswer(answer.body);
+    return JSON.parse(answer.body) as Order;
   }
   const [, , , answer] = await runAtomically(db, (h) => [
     ...importStatementList(h, p),
     h.execute(sql`select (${importTemplates(p, false).answer})::text as body`),
   ]);
-  return parseAnswer(rowsOf<{ body?: unknown }>(answer)[0]?.body);
-}
-
-function parseAnswer(body: unknown): Order {
-  if (typeof body !== "string") throw new Error("the imported order was not read back");
+  const body = rowsOf<{ body?: unknown }>(answer)[0]?.body;
+  // No order written and none failed: the channel is unknown.
+  if (typeof body !== "string") throw unknownChannel(apiChannelKey);
   return JSON.parse(body) as Order;
 }
 
-/** The order's key conflicts, or its channel is unknown: say so in the interface's terms. */
+/** The order's key conflicts: say so in the interface's terms. */
 async function explainWriteError(
   error: unknown,
   db: HttpDb,
@@ -261,9 +258,6 @@ async function explainWriteError(
   input: ImportOrderInput,
 ): Promise<never> {
   const pg = postgresError(error);
-  if (pg?.code === "23514" && pg.constraint === "orders_source") {
-    throw unknownChannel(input.apiChannelKey);
-  }
   if (pg?.code === "23505" && pg.constraint === "orders_channel_external_id") {
     const [existing] = await db
       .select({ id: orders.id })
