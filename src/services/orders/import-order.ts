@@ -17,8 +17,8 @@ import {
   storedProblem,
 } from "../idempotency/idempotency";
 import {
+  orderReceiptCtes,
   orderReceiptParams,
-  orderReceiptStatement,
   RECEIPT_PARAMS,
 } from "../receipts/issue-order-receipt";
 import { orderDocumentWhere } from "./order-json";
@@ -106,41 +106,45 @@ const IMPORT_PARAMS = [...RECEIPT_PARAMS, "apiChannelKey", "order", "items"] as 
 type ImportParams = Record<(typeof IMPORT_PARAMS)[number], unknown>;
 
 /**
- * The four statements of an import, of fixed text whatever the order (every value a parameter:
- * the order and its items as one jsonb parameter each, read by jsonb_populate_record(set)): the
- * order, its items, its receipt, and its Order document (what E1 answers, as GET, E2 and E20 do).
- * Nothing is read first: the order's INSERT joins the channel named by apiChannelKey (none:
- * nothing inserted, nothing written after it, no answer: the 404) and the later statements find
- * the order by its key (winery, channel, external id), so they run atomically without reading
- * anything back.
+ * The two statements of an import, of fixed text whatever the order (every value a parameter:
+ * the order and its items as one jsonb parameter each, read by jsonb_populate_record(set)):
+ * `write`, the order, its items and its receipt as one statement of data-modifying CTEs chained on
+ * the order's RETURNING, and `answer`, its Order document (what E1 answers, as GET, E2 and E20 do;
+ * a statement of its own, since a statement does not see what its CTEs write). Nothing is read
+ * first: the order's INSERT joins the channel named by apiChannelKey, so an unknown channel
+ * inserts no order, and then no items, no receipt and no answer (the 404).
  *
  * A second import of the external id: on a drizzle handle (the Idempotency-Key path's transaction,
  * whose operation runs under a savepoint; the seed) it fails the order's unique key. In an HTTP
  * batch (`inBatch`) it does not fail, so that DUPLICATE_ORDER costs no second request: the
- * order's INSERT does nothing on its key (after waiting for a concurrent import of it to end), the
- * later statements write only for an order this transaction inserted (its xmin is the
- * transaction's id: an HTTP batch runs its statements in one transaction without savepoints), the
- * answer is null for any other, and `existing` is the order already imported under the key (null
- * when the channel is unknown).
+ * order's INSERT does nothing on its key (after waiting for a concurrent import of it to end), so
+ * nothing is written after it and no receipt number is taken; the answer is only for an order this
+ * transaction inserted (its xmin is the transaction's id: an HTTP batch runs its statements in one
+ * transaction without savepoints), null for any other, and `existing` is the order already
+ * imported under the key (null when the channel is unknown).
  */
 function importTemplates(p: ImportParams, inBatch: boolean) {
   const channelId = channelIdOf(p.wineryId, p.apiChannelKey);
   const key = sql`winery_id = ${p.wineryId} and channel_id = ${channelId} and external_id = ${p.externalId}`;
-  // Written by this transaction (a duplicate's batch may have written nothing yet: no id to take).
+  // Written by this transaction (the order of a duplicate's batch is another's).
   const ours = (alias: string) =>
     inBatch ? sql.raw(` and ${alias}xmin = pg_current_xact_id_if_assigned()::xid`) : sql``;
-  // The order the later statements write for: one row, none for a duplicate in a batch.
-  const order = sql`select id, uuid from orders where ${key}${ours("")}`;
   return {
-    insertOrder: sql`insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
-      select ch.id, ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
-      from (${channelOf(p.wineryId, p.apiChannelKey)}) ch,
-        jsonb_populate_record(null::orders, ${p.order}::jsonb) r
-      ${inBatch ? sql`on conflict (winery_id, channel_id, external_id) do nothing` : sql``}`,
-    insertItems: sql`insert into order_items (order_id, ${sql.raw(columnList(ITEM_JSON_COLUMNS))})
-      select o.id, ${sql.raw(columnList(ITEM_JSON_COLUMNS, "r."))}
-      from (${order}) o, jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r`,
-    issueReceipt: orderReceiptStatement(p, { order, channelId }),
+    write: sql`with ord as (
+        insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
+        select ch.id, ${sql.raw(columnList(ORDER_JSON_COLUMNS, "r."))}
+        from (${channelOf(p.wineryId, p.apiChannelKey)}) ch,
+          jsonb_populate_record(null::orders, ${p.order}::jsonb) r
+        ${inBatch ? sql`on conflict (winery_id, channel_id, external_id) do nothing` : sql``}
+        returning id, uuid
+      ),
+      new_items as (
+        insert into order_items (order_id, ${sql.raw(columnList(ITEM_JSON_COLUMNS))})
+        select o.id, ${sql.raw(columnList(ITEM_JSON_COLUMNS, "r."))}
+        from ord o, jsonb_populate_recordset(null::order_items, ${p.items}::jsonb) r
+        returning id, line_index
+      )${orderReceiptCtes(p, { order: "ord", items: "new_items", channelId })}
+      select id from ord`,
     answer: orderDocumentWhere(
       sql`o.winery_id = ${p.wineryId} and o.channel_id = ${channelId} and o.external_id = ${p.externalId}${ours("o.")}`,
     ),
@@ -172,9 +176,7 @@ function importParams(wineryId: string, apiChannelKey: string, input: ExternalOr
 
 /** The HTTP path's statements, rendered once per isolate (renderedOnce). */
 const renderedImport = {
-  insertOrder: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m, true).insertOrder),
-  insertItems: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m, true).insertItems),
-  issueReceipt: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m, true).issueReceipt),
+  write: renderedOnce(IMPORT_PARAMS, (m) => importTemplates(m, true).write),
   /**
    * The Order document (`body`), or the id of the order already imported under the key; neither
    * when the channel is unknown.
@@ -201,16 +203,6 @@ const renderedImport = {
   ),
 };
 
-/** importTemplates' write statements on a drizzle handle, in the order they run. */
-function importStatementList<D extends AnyDb>(db: D, p: ImportParams) {
-  const t = importTemplates(p, false);
-  return [
-    db.execute(t.insertOrder),
-    db.execute(t.insertItems),
-    db.execute(t.issueReceipt),
-  ] as const;
-}
-
 /**
  * Writes the order, its items and its receipt atomically and answers the Order: on the Neon HTTP
  * driver one batch of fixed SQL text (one round trip, nothing rendered per call), on any other
@@ -226,9 +218,7 @@ export async function writeOrder(
   const p = importParams(wineryId, apiChannelKey, input);
   if (db instanceof NeonHttpDatabase) {
     const results = await rawBatch(db as HttpDb, [
-      renderedImport.insertOrder(p),
-      renderedImport.insertItems(p),
-      renderedImport.issueReceipt(p),
+      renderedImport.write(p),
       renderedImport.answer(p),
     ]);
     const answer = results.at(-1)?.[0];
@@ -240,9 +230,10 @@ export async function writeOrder(
     }
     return JSON.parse(answer.body) as Order;
   }
-  const [, , , answer] = await runAtomically(db, (h) => [
-    ...importStatementList(h, p),
-    h.execute(sql`select (${importTemplates(p, false).answer})::text as body`),
+  const t = importTemplates(p, false);
+  const [, answer] = await runAtomically(db, (h) => [
+    h.execute(t.write),
+    h.execute(sql`select (${t.answer})::text as body`),
   ]);
   const body = rowsOf<{ body?: unknown }>(answer)[0]?.body;
   // No order written and none failed: the channel is unknown.
@@ -299,11 +290,7 @@ export async function importOrder(
       scope,
       options.idempotency,
       {
-        statements: [
-          renderedImport.insertOrder(p),
-          renderedImport.insertItems(p),
-          renderedImport.issueReceipt(p),
-        ],
+        statements: [renderedImport.write(p)],
         // The order just written, found by its key, as GET, E2 and E20 answer it (the same bytes
         // as writeOrder's answer on the other paths).
         storedAnswer: (key) =>

@@ -85,10 +85,16 @@ function paidVat(order: OrderInsert, lines: { gross: number; vat_amount_cents: n
 
 export interface OrderReference {
   /**
-   * A query of the order's `id` and `uuid`: one row, read once by the statement; no row issues
-   * nothing and takes no number (E1's batch, for an order it did not insert).
+   * The name of an earlier CTE of the same statement (E1's inserts) that holds the order's `id`
+   * and `uuid`: one row; none issues nothing and takes no number (a duplicate import).
    */
-  order: SQL;
+  order: string;
+  /**
+   * The name of an earlier CTE holding the order's items as inserted (`id`, `line_index`): the
+   * receipt lines take their sale_row_id from it, since a statement does not see the rows that
+   * its own CTEs write.
+   */
+  items: string;
   /** SQL for the order's channel id. */
   channelId: SQL;
 }
@@ -135,19 +141,21 @@ export function orderReceiptParams(order: OrderInsert, items: ItemValues[]): Ord
 }
 
 /**
- * The fiscal receipt of an imported order as ONE statement, to run right after the order and its
- * items in the same transaction: the winery's next progressive number (an atomic counter upsert,
- * so concurrent imports never share one), the receipt (ORDER, RECEIPT, CREATED, TODO, NONE), a
- * line per item (joined to the stored items by line index) and one payment for the paid amount.
- * Its text depends on nothing but `ref`'s: every value is a parameter (see orderReceiptParams),
- * so it can be rendered once (renderedOnce) with markers in their places.
+ * The fiscal receipt of an imported order as CTEs that follow the ones writing the order and its
+ * items, in the same statement (a comma-led list to append to its WITH): the winery's next
+ * progressive number (an atomic counter upsert, so concurrent imports never share one), the
+ * receipt (ORDER, RECEIPT, CREATED, TODO, NONE), a line per item (joined to the inserted items by
+ * line index) and one payment for the paid amount, whose CTE is `receipt_payment` (the statement's
+ * final query may read it or nothing). Its text depends on nothing but `ref`'s: every value is a
+ * parameter (see orderReceiptParams), so it can be rendered once (renderedOnce) with markers in
+ * their places.
  */
-export function orderReceiptStatement(p: OrderReceiptParams, ref: OrderReference): SQL {
-  return sql`
-    with ord as materialized (${ref.order}),
+export function orderReceiptCtes(p: OrderReceiptParams, ref: OrderReference): SQL {
+  const ord = sql.raw(ref.order);
+  return sql`,
     counter as (
       insert into winery_counters (winery_id, name, value)
-      select ${p.wineryId}::uuid, 'receipt', 1 from ord
+      select ${p.wineryId}::uuid, 'receipt', 1 from ${ord}
       on conflict (winery_id, name)
         do update set value = winery_counters.value + 1, updated_at = now()
       returning value
@@ -158,12 +166,12 @@ export function orderReceiptStatement(p: OrderReceiptParams, ref: OrderReference
         receipt_type, fiscal_operation, status, authority_communication_state, sale_document_state,
         ref_date, discount_total_cents, total_cents, total_no_vat_cents, vat_amount_cents,
         progressive_number)
-      select ${p.wineryId}, ord.id, ord.uuid, ${ref.channelId},
+      select ${p.wineryId}, o.id, o.uuid, ${ref.channelId},
         ${p.terminalName}, ${p.customerName}, 'ORDER', 'RECEIPT', 'CREATED', 'TODO',
         'NONE', ${p.refDate}::timestamptz, ${p.discountTotalCents}, ${p.totalCents},
         ${p.totalNoVatCents}, ${p.vatAmountCents}, counter.value
-      from counter, ord
-      returning id, order_id
+      from counter, ${ord} o
+      returning id
     ),
     receipt_line_rows as (
       insert into receipt_lines (
@@ -178,12 +186,13 @@ export function orderReceiptStatement(p: OrderReceiptParams, ref: OrderReference
         line_index int, description text, discount_amount_cents bigint, entity_id text,
         entity_type text, line_number int, line_type text, net_total_cents bigint,
         quantity numeric, unit_price_cents bigint, vat_amount_cents bigint, vat_percent int)
-      left join order_items item
-        on item.order_id = receipt.order_id and item.line_index = l.line_index
-    )
-    insert into receipt_payments (
-      receipt_id, currency, gross_total_cents, method, payment_number, status, external_id)
-    select receipt.id, ${DEFAULT_CURRENCY}, ${p.totalCents}, ${p.paymentMethod}, 1,
-      'PAID', ${p.externalId}
-    from receipt`;
+      left join ${sql.raw(ref.items)} item on item.line_index = l.line_index
+    ),
+    receipt_payment as (
+      insert into receipt_payments (
+        receipt_id, currency, gross_total_cents, method, payment_number, status, external_id)
+      select receipt.id, ${DEFAULT_CURRENCY}, ${p.totalCents}, ${p.paymentMethod}, 1,
+        'PAID', ${p.externalId}
+      from receipt
+    )`;
 }
