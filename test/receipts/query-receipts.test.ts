@@ -103,6 +103,20 @@ describe("E4 POST /v2/receipts/query: filters", () => {
     ["wineryChannelId", { wineryChannelId: channelA }, [101, 104]],
     ["wineryChannelId that is no uuid", { wineryChannelId: "shop" }, []],
     ["wineryChannelIds", { wineryChannelIds: `${channelA},${channelB}` }, [101, 102, 104]],
+    [
+      // The most values a list takes, as uuids (an outside audit found 1,000 refused by its length).
+      "wineryChannelIds of 1,000 uuids",
+      {
+        wineryChannelIds: [
+          channelB,
+          ...Array.from(
+            { length: 999 },
+            (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+          ),
+        ].join(","),
+      },
+      [102],
+    ],
     ["pointOfSaleSuiteId", { pointOfSaleSuiteId: suite }, [103]],
     ["pointOfSaleSuiteIds", { pointOfSaleSuiteIds: `x,${suite}` }, [103]],
     ["integrationId", { integrationId: suite }, [105]],
