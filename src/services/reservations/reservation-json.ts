@@ -99,9 +99,13 @@ function experienceTitle(lang: string | null): SQL {
     (select x.value from jsonb_each_text(e.title_translations) x order by x.key limit 1))`;
 }
 
-/** E11/E16's reservation fields (without the nested `reservation`), as one jsonb value. */
+/**
+ * E11/E16's reservation fields (without the nested `reservation`), as the JSON text of one object:
+ * built as `json` (text as it goes, no binary jsonb to build, sort and print), its subqueries'
+ * jsonb values printed into it.
+ */
 function reservationFields(lang: string | null): SQL {
-  return sql`jsonb_build_object(
+  return sql`json_build_object(
       'id', r.id, 'wineryId', r.winery_id, 'experienceId', r.experience_id, 'slotId', r.slot_id,
       'giftId', r.gift_id, 'contactId', ${masterContactId},
       'createdAt', ${local("r.created_at")}, 'updatedAt', ${local("r.updated_at")},
@@ -111,8 +115,7 @@ function reservationFields(lang: string | null): SQL {
       'grossTotalCents', r.gross_total_cents, 'netTotalCents', r.net_total_cents,
       'manualDiscountTotalCents', r.manual_discount_total_cents, 'paidTotalCents', r.paid_total_cents,
       'paid', r.paid, 'languageIso', r.language_iso, 'message', r.message, 'origin', r.origin,
-      'paymentCurrency', r.payment_currency, 'optionalData', r.optional_data, 'otherData', r.other_data)
-    || jsonb_build_object(
+      'paymentCurrency', r.payment_currency, 'optionalData', r.optional_data, 'otherData', r.other_data,
       'refundedTotalCents', ${refundedTotal}, 'paidAt', ${paidAt}, 'refundedAt', ${refundedAt},
       'additionalQuestionAnswers', coalesce(r.additional_question_answers, '[]'::jsonb),
       'experiencePriceExtras', ${priceItems("EXTRA")},
@@ -120,13 +123,13 @@ function reservationFields(lang: string | null): SQL {
       'experienceTitleTranslations', r.experience_title_translations,
       'experienceTitle', ${experienceTitle(lang)},
       'reservationContacts', ${contacts},
-      'reservationMasterContact', ${masterContact})`;
+      'reservationMasterContact', ${masterContact})::text`;
 }
 
 /**
  * The document of every reservation row passing `where` (on `reservations r`, joined to its
  * experience `e`), as a derived table `b` of the keyset columns (date, time, id) and the fields
- * (`fields`, jsonb); `tail` orders and limits it. A derived table with a LIMIT or OFFSET is never
+ * (`fields`, the JSON text of an object); `tail` orders and limits it. A derived table with a LIMIT or OFFSET is never
  * pulled up into the outer query, so the fields are built once per row even though the document
  * uses them twice (see RESERVATION_DOCUMENT).
  */
@@ -138,9 +141,13 @@ export function reservationRows(lang: string | null, where: SQL, tail: SQL): SQL
     ${tail}) b`;
 }
 
-/** The E11/E16 document (JSON text) of a row of reservationRows: its fields, then them again as `reservation`. */
+/**
+ * The E11/E16 document (JSON text) of a row of reservationRows: the fields as `reservation`, then
+ * them again as its own members, spliced as text (the object's text without its `{`), so the
+ * fields are printed once. json_build_object always has a member, so that text is never `}`.
+ */
 export const RESERVATION_DOCUMENT = sql.raw(
-  `(b.fields || jsonb_build_object('reservation', b.fields))::text`,
+  `('{"reservation" : ' || b.fields || ', ' || substr(b.fields, 2))`,
 );
 
 /** One statement answering `doc`, the JSON text of each reservation passing `where` (E11's read-back). */
