@@ -92,55 +92,24 @@ const METADATA_ITEM = `json_build_object(
     ) order by m.id`;
 const FILE_ITEM = `${FILE_JSON("f")} order by f.display_order, f.id`;
 
-/*
- * Each child collection is aggregated in one grouped pass over the selected products (a join and a
- * GROUP BY product_id), then joined back by product id: a per-product correlated subquery would
- * run once per product, five times over, which dominated the time of a catalogue of thousands.
- */
-const CHILD_AGGREGATES = (activeChannelsOnly: boolean) => `
-  categories_of as (
-    select pc.product_id, json_agg(${CATEGORY_ITEM("coalesce(counts.n, 0)")}) as items
-    from selected s
-    join product_categories pc on pc.product_id = s.id
-    join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id
-    left join category_counts counts on counts.category_id = c.id
-    group by pc.product_id
-  ),
-  channels_of as (
-    select ch.product_id, json_agg(${CHANNEL_ITEM}) as items
-    from selected s join product_channels ch on ch.product_id = s.id${activeChannelsOnly ? " and ch.active" : ""}
-    group by ch.product_id
-  ),
-  assignments_of as (
-    select a.product_id, json_agg(${ASSIGNMENT_ITEM}) as items
-    from selected s join product_attribute_assignments a on a.product_id = s.id
-    group by a.product_id
-  ),
-  metadata_of as (
-    select m.product_id, json_agg(${METADATA_ITEM}) as items
-    from selected s join product_metadata m on m.product_id = s.id
-    group by m.product_id
-  ),
-  files_of as (
-    select f.product_id, json_agg(${FILE_ITEM}) as items
-    from selected s join product_files f on f.product_id = s.id
-    group by f.product_id
-  )`;
-
 /**
- * One product's document with a correlated subquery per child collection: for a single product
- * that is one index lookup each, and Postgres plans it in a fraction of the time the grouped form
- * takes (whose CTEs are planned whatever the number of products).
+ * A product's document (`p`) with a correlated subquery per child collection, each an index
+ * lookup on the child's product_id: E10's list and the single product build the same bytes. For
+ * the catalogues wineries have (tens to a few thousand products) this is cheaper to plan and to
+ * run than a grouped aggregate per collection joined back by product id (the form before: its
+ * five grouped joins and their hash tables cost several times the lookups at 8 products).
+ * `categoryCount` is a category's (`c`) productsCount; `activeChannelsOnly` lists only active
+ * channels.
  */
-const SINGLE_PRODUCT_DOCUMENT = `(select row_to_json(doc) from (select
+const productDocument = (categoryCount: string, categoryCounts: string, activeChannelsOnly: boolean) =>
+  `(select row_to_json(doc) from (select
   ${PRODUCT_COLUMNS},
-  coalesce((select json_agg(${CATEGORY_ITEM(`(select count(*)::int from product_categories x
-        where x.category_id = c.id and x.winery_id = c.winery_id)`)})
+  coalesce((select json_agg(${CATEGORY_ITEM(categoryCount)})
     from product_categories pc
-    join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id
+    join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id${categoryCounts}
     where pc.product_id = p.id), '[]'::json) as "categories",
   coalesce((select json_agg(${CHANNEL_ITEM})
-    from product_channels ch where ch.product_id = p.id), '[]'::json) as "channels",
+    from product_channels ch where ch.product_id = p.id${activeChannelsOnly ? " and ch.active" : ""}), '[]'::json) as "channels",
   coalesce((select json_agg(${ASSIGNMENT_ITEM})
     from product_attribute_assignments a where a.product_id = p.id), '[]'::json) as "attributeAssignments",
   coalesce((select json_agg(${METADATA_ITEM})
@@ -149,14 +118,25 @@ const SINGLE_PRODUCT_DOCUMENT = `(select row_to_json(doc) from (select
     from product_files f where f.product_id = p.id), '[]'::json) as "files"
 ) doc)`;
 
-const PRODUCT_DOCUMENT = `(select row_to_json(doc) from (select
-  ${PRODUCT_COLUMNS},
-  coalesce(categories_of.items, '[]'::json) as "categories",
-  coalesce(channels_of.items, '[]'::json) as "channels",
-  coalesce(assignments_of.items, '[]'::json) as "attributeAssignments",
-  coalesce(metadata_of.items, '[]'::json) as "metadata",
-  coalesce(files_of.items, '[]'::json) as "files"
-) doc)`;
+/** One product: each of its categories counted where it is listed (one index range each). */
+const SINGLE_PRODUCT_DOCUMENT = productDocument(
+  `(select count(*)::int from product_categories x
+        where x.category_id = c.id and x.winery_id = c.winery_id)`,
+  "",
+  false,
+);
+
+/**
+ * A product of E10's list: its categories' counts from the statement's `category_counts`, counted
+ * once for the winery (a count per listed category and product would grow with the square of a
+ * category's size).
+ */
+const LIST_PRODUCT_DOCUMENT = (activeChannelsOnly: boolean) =>
+  productDocument(
+    "coalesce(counts.n, 0)",
+    "\n    left join category_counts counts on counts.category_id = c.id",
+    activeChannelsOnly,
+  );
 
 /** E10's filters; a filter left out or null does not filter. */
 export interface ProductFilter {
@@ -238,30 +218,18 @@ function productsStatement(
       join product_categories pc on pc.category_id = c.id and pc.winery_id = c.winery_id
       where c.winery_id = ${wineryId}
       group by pc.category_id
-    ),
-    -- The selected products' ids, filtered once for the child aggregates.
-    selected as materialized (
-      select p.id from products p where ${where}
-    ),
-    ${sql.raw(CHILD_AGGREGATES(filter.activeChannelsOnly === true))}
-    select coalesce(json_agg(docs.doc), '[]')::text as body
+    )
+    select coalesce(json_agg(${sql.raw(LIST_PRODUCT_DOCUMENT(filter.activeChannelsOnly === true))}),
+      '[]')::text as body
     from (
-      select p.display_order, p.id, ${sql.raw(PRODUCT_DOCUMENT)} as doc
-      -- products itself again rather than the CTE: its statistics (ids are unique) keep the
-      -- planner's row estimates of the joins right; on a CTE they grow by orders of magnitude,
-      -- and the inflated cost switches on JIT compilation, which then takes longer than the query.
-      from products p
-      left join categories_of on categories_of.product_id = p.id
-      left join channels_of on channels_of.product_id = p.id
-      left join assignments_of on assignments_of.product_id = p.id
-      left join metadata_of on metadata_of.product_id = p.id
-      left join files_of on files_of.product_id = p.id
+      -- The products sorted here, before their documents are built (by the aggregate, row by row,
+      -- in the order of its input): json_agg(... order by) would sort the finished documents
+      -- (megabytes of them), spilling to disk. A subquery with an ORDER BY is never merged into
+      -- the query above it.
+      select p.* from products p
       where ${where}
-      -- Sorted here, by the keys alone, before the documents are built: json_agg(... order by)
-      -- would sort the finished documents (megabytes of them), spilling to disk. json_agg keeps
-      -- the order of its input.
       order by p.display_order, p.id
-    ) docs`;
+    ) p`;
 }
 
 /**
