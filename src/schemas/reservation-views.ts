@@ -91,10 +91,9 @@ const ReservationFields = z.object({
   reservationMasterContact: ReservationContactSchema.or(z.null()),
 });
 
+/** The answer's reservation; closeSlots and openSlots are input only (the interface's table). */
 export const ReservationSchema = ReservationFields.extend({
   reservation: ReservationFields.openapi("ReservationNested"),
-  closeSlots: z.boolean().optional().openapi({ description: "E11 only: as sent." }),
-  openSlots: z.boolean().optional().openapi({ description: "E11 only: as sent." }),
 }).openapi("Reservation");
 export type Reservation = z.infer<typeof ReservationSchema>;
 

@@ -200,11 +200,9 @@ export async function importReservation(
       throw new SlotFullError(error.slotId, null, error.seats);
     throw error;
   }
-  return {
-    ...reservation,
-    ...(input.closeSlots != null && { closeSlots: input.closeSlots }),
-    ...(input.openSlots != null && { openSlots: input.openSlots }),
-  };
+  // closeSlots and openSlots are not answered: "present on the top-level input only" (the
+  // interface's Reservation table). An outside audit found them echoed when sent.
+  return reservation;
 }
 
 /**
