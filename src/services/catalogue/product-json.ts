@@ -101,7 +101,11 @@ const FILE_ITEM = `${FILE_JSON("f")} order by f.display_order, f.id`;
  * `categoryCount` is a category's (`c`) productsCount; `activeChannelsOnly` lists only active
  * channels.
  */
-const productDocument = (categoryCount: string, categoryCounts: string, activeChannelsOnly: boolean) =>
+const productDocument = (
+  categoryCount: string,
+  categoryCounts: string,
+  activeChannelsOnly: boolean,
+) =>
   `(select row_to_json(doc) from (select
   ${PRODUCT_COLUMNS},
   coalesce((select json_agg(${CATEGORY_ITEM(categoryCount)})
