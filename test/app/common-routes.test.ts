@@ -64,10 +64,21 @@ describe("every operation of the document", () => {
   );
 
   it.each(withBody.map((op) => [`${op.method} ${op.path}`, op] as const))(
-    "%s: 415 for a body that is not JSON, 415 for a compressed body, 400 MALFORMED_JSON for broken JSON",
+    "%s: 415 for a body that is not JSON, 415 for a compressed body, 400 MALFORMED_JSON for broken JSON or none",
     async (_, op) => {
       const url = urlOf(op);
       const base = { method: op.method, key: tenant.apiKey };
+      // No body and no content type: no body was sent, so not 415 (decisions.md's "body sent
+      // without a JSON content type"); the same 400 as an empty JSON body.
+      const none: Record<string, string>[] = [{}, { "Content-Type": "application/json" }];
+      for (const headers of none) {
+        const problem = await expectProblem(
+          await api(url, { ...base, headers }),
+          400,
+          "MALFORMED_JSON",
+        );
+        expect(problem.detail).toContain("no body");
+      }
       await expectProblem(
         await api(url, { ...base, rawBody: "a=1", headers: { "Content-Type": "text/plain" } }),
         415,
