@@ -47,14 +47,18 @@ function problemResponse(c: Context<AppEnv>, error: unknown): Response {
   const requestIdValue = c.get("requestId") ?? requestIdFor(c.req.header("X-Request-Id"));
   const problem = toProblem(appError, requestIdValue);
   if (problem.status >= 500) {
-    console.error(
+    // A 503 is the documented answer to a database that cannot be reached, not a fault of the
+    // Worker: a warning without a stack (an outage answers hundreds of them; `npm run dev` printed
+    // each as a red error block with its stack trace). Anything else is an error, with its stack.
+    const unavailable = problem.status === 503;
+    (unavailable ? console.warn : console.error)(
       JSON.stringify({
-        level: problem.status === 503 ? "warn" : "error",
+        level: unavailable ? "warn" : "error",
         requestId: requestIdValue,
         method: c.req.method,
         path: c.req.path,
         code: problem.body.code,
-        error: describeError(error),
+        error: describeError(error, { stack: !unavailable }),
       }),
     );
   }

@@ -196,7 +196,10 @@ function classify(error: unknown): AppError {
  * What the logs keep of an unexpected error: names, SQLSTATE and the driver's own message. Drizzle's
  * "Failed query" wrapper is skipped because it carries the SQL parameters (customer data).
  */
-export function describeError(error: unknown): Record<string, unknown> {
+export function describeError(
+  error: unknown,
+  options: { stack?: boolean } = {},
+): Record<string, unknown> {
   const chain: Record<string, unknown>[] = [];
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
@@ -210,7 +213,7 @@ export function describeError(error: unknown): Record<string, unknown> {
       name: current.name,
       ...(typeof code === "string" && { code }),
       ...(!wrapper && { message: current.message }),
-      ...(depth === 0 && !wrapper && { stack: current.stack }),
+      ...(depth === 0 && !wrapper && options.stack !== false && { stack: current.stack }),
     });
     current = current.cause;
   }

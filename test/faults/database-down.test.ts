@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { api } from "../helpers/api";
 import { createTenant, type TestTenant } from "../helpers/factories";
 import {
@@ -105,3 +105,25 @@ describe.each(writes.filter((op) => op in WRITE_CASES))(
     });
   },
 );
+
+describe("the log of a 503", () => {
+  it("is one warning without a stack (an outage answers hundreds), not an error", async () => {
+    const tenant = await createTenant();
+    await verifyKeyBeforeFault(tenant.apiKey);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      await setFault({ mode: "refuse" });
+      await expectUnavailable(await api("/v4/orders/1", { key: tenant.apiKey }));
+      const logged = warn.mock.calls.map(([line]) => JSON.parse(String(line)));
+      expect(logged).toContainEqual(
+        expect.objectContaining({ level: "warn", code: "SERVICE_UNAVAILABLE" }),
+      );
+      expect(JSON.stringify(logged)).not.toContain('"stack"');
+      expect(error).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+  });
+});
