@@ -1,11 +1,18 @@
 import type { z } from "@hono/zod-openapi";
 import { ASSIGNABLE_RATE_LIMIT_TIERS, RATE_LIMIT_TIERS } from "../services/auth/rate-limit-tiers";
 
-/** A required JSON request body (the validator then refuses a missing one). */
-export const jsonRequestBody = <T extends z.ZodType>(schema: T, description?: string) => ({
+/**
+ * A required JSON request body (the validator then refuses a missing one); `example`, a whole
+ * body (the docs' "Test request" starts from it), is held valid by test/app/openapi-examples.
+ */
+export const jsonRequestBody = <T extends z.ZodType>(
+  schema: T,
+  description?: string,
+  example?: z.input<T>,
+) => ({
   required: true,
   ...(description && { description }),
-  content: { "application/json": { schema } },
+  content: { "application/json": { schema, ...(example !== undefined && { example }) } },
 });
 
 export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({

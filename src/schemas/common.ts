@@ -211,8 +211,19 @@ export const keyLength = (minLength: number, maxLength: number): object => ({
 });
 
 /** A half-open date-time range `[dateFrom, dateTo)`. */
+/**
+ * The examples of a range's bounds: a wide range, so that a request built from the document's
+ * examples finds the demo data (one example for both made it the empty range [x, x): an outside
+ * audit).
+ */
+export const RANGE_FROM_EXAMPLE = "2020-01-01T00:00:00Z";
+export const RANGE_TO_EXAMPLE = "2030-01-01T00:00:00Z";
+
 export const DateRange = z
-  .object({ dateFrom: DateTime, dateTo: DateTime })
+  .object({
+    dateFrom: DateTime.openapi({ example: RANGE_FROM_EXAMPLE }),
+    dateTo: DateTime.openapi({ example: RANGE_TO_EXAMPLE }),
+  })
   .refine((r) => compareDateTimes(r.dateFrom, r.dateTo) <= 0, {
     path: ["dateTo"],
     message: "dateTo must not be before dateFrom",

@@ -10,6 +10,8 @@ import {
   Int64Id,
   NonBlank,
   NullableFreeObject,
+  RANGE_FROM_EXAMPLE,
+  RANGE_TO_EXAMPLE,
 } from "./common";
 
 const text = (max = 500) => z.string().max(max).nullish();
@@ -431,8 +433,8 @@ export type UpdateParam = z.infer<typeof UpdateParamSchema>;
 
 export const OrderQueryBodySchema = z
   .object({
-    dateFrom: DateTime,
-    dateTo: DateTime,
+    dateFrom: DateTime.openapi({ example: RANGE_FROM_EXAMPLE }),
+    dateTo: DateTime.openapi({ example: RANGE_TO_EXAMPLE }),
     limit: Int32.min(1)
       .max(500)
       .nullish()

@@ -31,7 +31,30 @@ export const importOrderRoute = createRoute({
         .openapi({ param: { name: "apiChannelKey", in: "path" } }),
     }),
     headers: IdempotencyHeadersSchema,
-    body: jsonRequestBody(ExternalOrderSchema),
+    body: jsonRequestBody(ExternalOrderSchema, undefined, {
+      id: "WEB-1001",
+      date: "2026-05-01",
+      status: "PAID",
+      paymentMethod: "CARD",
+      amountCents: 10800,
+      amountVatPercentage: 22,
+      buyerEmail: "giulia.rossi@example.com",
+      buyerFirstname: "Giulia",
+      buyerLastname: "Rossi",
+      countryIso: "IT",
+      sourceExternal: { id: "woo-1001", type: "WOOCOMMERCE" },
+      items: [
+        {
+          externalId: "1",
+          sku: "BRUNELLO-2019",
+          name: "Brunello di Montalcino 2019",
+          quantity: 2,
+          unitPriceCents: 5400,
+          amountCents: 10800,
+          vatPercentage: 22,
+        },
+      ],
+    }),
   },
   responses: {
     200: replayableResponse(
