@@ -219,8 +219,8 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
    *   (plan_cache_mode=force_custom_plan). A generic plan, which Postgres would pick after five
    *   runs when it looks as cheap, cannot see the values: it estimates `winery_id = $1` at the
    *   average winery's rows, and for a winery with more it nests loops that redo E10's child
-   *   aggregates per product (4x slower at 50 products, growing with their square; bench/HISTORY.md,
-   *   "Prepared statements"). Every tenant-wide list has that shape.
+   *   aggregates per product (4x slower at 50 products, growing with their square, in E10's form
+   *   of the time; bench/HISTORY.md, "Prepared statements"). Every tenant-wide list has that shape.
    * - `write`: statements that write rows, and transactions with one (planKind), with Postgres's
    *   default (`auto`): they address rows by their keys (an order, a slot, a contact's email, a
    *   counter), where a generic plan is the custom one without its planning. Under `npm run dev`

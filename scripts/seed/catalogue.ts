@@ -300,6 +300,15 @@ export async function seedCatalogue(
         )
     ).map((p) => p.id),
   );
+  // The Brunello is the product whose file the seed prints for E12 (fileId): one left without
+  // files (a PUT through the API replaces a product's files) is put back as seeded, so that the
+  // printed ids work again (an outside audit found fileId silently missing).
+  const brunelloFiles = await db
+    .select({ id: schema.productFiles.id })
+    .from(schema.productFiles)
+    .where(eq(schema.productFiles.productId, IDS.brunello))
+    .limit(1);
+  if (brunelloFiles.length === 0) existing.delete(IDS.brunello);
   for (const [productId, body] of products) {
     if (existing.has(productId)) continue;
     // Through the same schema and service as PUT /v2/product-catalog/products/{id}.

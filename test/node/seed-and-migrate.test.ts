@@ -269,6 +269,20 @@ describe("npm run seed, twice", () => {
     );
   });
 
+  it("puts the demo Brunello back when a PUT left it without files, so that fileId is printed again", async () => {
+    const before = await seed();
+    // What PUT /v2/product-catalog/products/{id} without files leaves (an outside audit).
+    await query("delete from product_files where product_id = $1", [before.productId]);
+    const after = await seed();
+    expect(after.fileId).toEqual(expect.any(Number));
+    expect(
+      await query<{ n: number }>(
+        "select count(*)::int as n from product_files where product_id = $1",
+        [before.productId],
+      ),
+    ).toEqual([{ n: 2 }]);
+  });
+
   it("leaves npm run dev's key alone, and a start of npm run dev leaves the seed's", async () => {
     const seeded = await seed();
     const pool = new pg.Pool({ connectionString: stack.postgres.connectionString, max: 1 });

@@ -3,8 +3,8 @@ import { type RawStatement, renderedOnce } from "../../db/raw-batch";
 
 /**
  * The ProductCatalogProduct document, built by Postgres as JSON text: one statement for any number
- * of products (one grouped aggregate per child collection, no query per row in the Worker), and
- * the Worker passes the text through without parsing it.
+ * of products (an index lookup per child collection and product inside it, no query per row in
+ * the Worker), and the Worker passes the text through without parsing it.
  */
 
 const ts = (column: string) =>
@@ -66,8 +66,8 @@ export const FILE_JSON = (f: string) => `${f}.data || jsonb_build_object(
   'flags', ${f}.flags, 'updatedAt', ${ts(`${f}.updated_at`)}
 )`;
 
-// Each child's JSON object and order, shared by the grouped aggregates (lists) and the correlated
-// subqueries (one product), so both build the same bytes.
+// Each child's JSON object and order, shared by the list and the single product (productDocument),
+// so both build the same bytes.
 const CATEGORY_ITEM = (productsCount: string) => `json_build_object(
       'id', c.id, 'categoryId', json_build_object('id', c.id), 'wineryId', c.winery_id,
       'parentCategoryId', c.parent_category_id, 'nameEn', c.name_en, 'nameIt', c.name_it,
