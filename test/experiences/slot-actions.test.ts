@@ -489,6 +489,24 @@ describe("E9 and GET /availabilities: errors, tenancy, round trips", () => {
       ],
       `requests[0].${field}`,
     ]),
+    // Half a range names the missing bound (an outside audit got requests[0].day).
+    ...(
+      [
+        ["startFromValid", "endToValid"],
+        ["endToValid", "startFromValid"],
+      ] as const
+    ).map(([given, missing]): [unknown[], string] => [
+      [
+        {
+          action: "CREATE",
+          experienceId: crypto.randomUUID(),
+          [given]: "2027-01-04",
+          time: "10:00",
+        },
+      ],
+      `requests[0].${missing}`,
+    ]),
+    [[{ action: "CREATE", experienceId: crypto.randomUUID(), time: "10:00" }], "requests[0].day"],
     [[{ action: "MOVE" }], "requests[0].action"],
     [[{ action: "UPDATE" }], "requests[0].slotId"],
     [[], "requests"],

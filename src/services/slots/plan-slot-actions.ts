@@ -101,6 +101,8 @@ export function planSlotActions(
       if (r.day) dates = [r.day];
       else if (r.startFromValid && r.endToValid)
         dates = eachDay(r.startFromValid, r.endToValid, inRange);
+      else if (r.startFromValid) return fail("endToValid", "is required with startFromValid");
+      else if (r.endToValid) return fail("startFromValid", "is required with endToValid");
       else return fail("day", "give day, or startFromValid and endToValid");
       const maxParties = r.newMaxParties ?? experience.maxParties;
       if (maxParties == null)
