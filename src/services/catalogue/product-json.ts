@@ -98,19 +98,19 @@ const FILE_ITEM = `${FILE_JSON("f")} order by f.display_order, f.id`;
  * the catalogues wineries have (tens to a few thousand products) this is cheaper to plan and to
  * run than a grouped aggregate per collection joined back by product id (the form before: its
  * five grouped joins and their hash tables cost several times the lookups at 8 products).
- * `categoryCount` is a category's (`c`) productsCount; `activeChannelsOnly` lists only active
- * channels.
+ * `categoryCount` is a category's (`c`) productsCount, `categoryJoin` a join it needs;
+ * `activeChannelsOnly` lists only active channels.
  */
 const productDocument = (
   categoryCount: string,
-  categoryCounts: string,
+  categoryJoin: string,
   activeChannelsOnly: boolean,
 ) =>
   `(select row_to_json(doc) from (select
   ${PRODUCT_COLUMNS},
   coalesce((select json_agg(${CATEGORY_ITEM(categoryCount)})
     from product_categories pc
-    join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id${categoryCounts}
+    join categories c on c.winery_id = pc.winery_id and c.id = pc.category_id${categoryJoin}
     where pc.product_id = p.id), '[]'::json) as "categories",
   coalesce((select json_agg(${CHANNEL_ITEM})
     from product_channels ch where ch.product_id = p.id${activeChannelsOnly ? " and ch.active" : ""}), '[]'::json) as "channels",

@@ -127,8 +127,7 @@ function importTemplates(p: ImportParams, inBatch: boolean) {
   const channelId = channelIdOf(p.wineryId, p.apiChannelKey);
   const key = sql`winery_id = ${p.wineryId} and channel_id = ${channelId} and external_id = ${p.externalId}`;
   // Written by this transaction (the order of a duplicate's batch is another's).
-  const ours = (alias: string) =>
-    inBatch ? sql.raw(` and ${alias}xmin = pg_current_xact_id_if_assigned()::xid`) : sql``;
+  const ours = inBatch ? sql.raw(" and o.xmin = pg_current_xact_id_if_assigned()::xid") : sql``;
   return {
     write: sql`with ord as (
         insert into orders (channel_id, ${sql.raw(columnList(ORDER_JSON_COLUMNS))})
@@ -146,7 +145,7 @@ function importTemplates(p: ImportParams, inBatch: boolean) {
       )${orderReceiptCtes(p, { order: "ord", items: "new_items", channelId })}
       select id from ord`,
     answer: orderDocumentWhere(
-      sql`o.winery_id = ${p.wineryId} and o.channel_id = ${channelId} and o.external_id = ${p.externalId}${ours("o.")}`,
+      sql`o.winery_id = ${p.wineryId} and o.channel_id = ${channelId} and o.external_id = ${p.externalId}${ours}`,
     ),
     existing: sql`(select id from orders where ${key})`,
   };
