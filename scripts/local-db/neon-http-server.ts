@@ -179,7 +179,7 @@ function errorBody(err: unknown): ErrorBody {
  * about 10 s idle (measured: the TIME_WAIT is then on its side), Node's server closed after 6 s by
  * default (5 s plus its 1 s keepAliveTimeoutBuffer). A Worker's fetch could then go out on a
  * connection this server was closing at that instant and fail with "Network connection lost": a
- * 503 with the database up, once in about 13,000 requests of an outside load test at 50 clients.
+ * 503 with the database up, twice in about 40,000 requests of an outside load test at 50 clients.
  * Under Node's default headersTimeout (60 s).
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 30_000;
