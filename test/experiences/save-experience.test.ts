@@ -90,6 +90,40 @@ describe("PUT/GET /v2/experiences/{id}: happy", () => {
     expect(rows.slice(1).every((r) => r.parentSlotId === parent)).toBe(true);
   });
 
+  it("gives new slots the experience's active: an inactive experience's are inactive, as its existing ones", async () => {
+    const [first, second, third] = nextWeekDays("TUESDAY", 3);
+    const experience = await createExperience(tenant, {
+      active: false,
+      slotsRequests: [{ day: first, time: "11:00" }],
+    });
+    expect((await slotRows(tenant.wineryId, experience.id)).map((r) => r.active)).toEqual([false]);
+    // The preview plans the same: no slot of an inactive experience is created bookable.
+    const preview = await api("/v2/experiences/preview-propagation", {
+      method: "POST",
+      key: tenant.apiKey,
+      body: {
+        ...EXPERIENCE_BODY,
+        id: experience.id,
+        active: false,
+        slotsRequests: [{ day: second, time: "11:00" }],
+      },
+    });
+    const planned = (await preview.json()) as ExperiencePreview;
+    expect(planned.slots.create.map((slot) => slot.active)).toEqual([false]);
+    // Active, or active not set (null): new slots are active.
+    await saveExperience(tenant, experience.id, {
+      ...EXPERIENCE_BODY,
+      active: null,
+      slotsRequests: [{ day: third, time: "11:00" }],
+    });
+    expect((await slotRows(tenant.wineryId, experience.id)).map((r) => [r.date, r.active])).toEqual(
+      [
+        [first, false],
+        [third, true],
+      ],
+    );
+  });
+
   it("propagates maxParties to future slots, except those changed by hand", async () => {
     const days = nextWeekDays("MONDAY", 3);
     const experience = await createExperience(tenant, {

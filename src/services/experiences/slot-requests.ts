@@ -13,7 +13,8 @@ import { conflictOf, type SlotConflict, type SlotSet, type SlotState } from "../
  * - otherwise `time` and either `day` or the range `validityStart`..`validityEnd` (at most 366 days,
  *   on `dayOfWeek` only when given): the slot at each (date, time) is created, or updated with the
  *   fields sent when it exists. New slots take the experience's maxParties (required when the
- *   request has none), minPartiesToEnable (default 1) and languagesIsoCode; the slots of a range
+ *   request has none), minPartiesToEnable (default 1), languagesIsoCode and active (default
+ *   true); the slots of a range
  *   form a series whose parent is its first new slot.
  *
  * A move onto the date and time another slot holds at that point is not made: it is answered, as
@@ -107,7 +108,10 @@ export function applySlotRequests(
         minParties: request.minPartiesToEnable ?? values.minPartiesToEnable ?? 1,
         enabledLanguages: request.languages ?? values.languagesIsoCode ?? [],
         defaultLanguages: [],
-        active: true,
+        // An inactive experience's new slots are inactive too, as the save that deactivates it
+        // makes its existing ones (propagate, plan-experience.ts). E9's CREATE keeps its own
+        // documented default (newActive, else true): there the caller sets each slot.
+        active: values.active ?? true,
         parentSlotId: dates.length > 1 ? parentSlotId : null,
         manuallyModified: false,
         reservedCount: 0,
