@@ -211,6 +211,26 @@ describe("E11 PUT /v2/reservations/import/{reservationID}: happy", () => {
     expect(Date.parse(reservation.paidAt ?? "")).toBeGreaterThanOrEqual(before - 5000);
   });
 
+  it("paid is as sent; left out, true when paidTotalCents records a payment, else null", async () => {
+    const target = await experienceWithSlot(tenant);
+    // No seats taken (no guestCountTotal), so that the slot holds them all.
+    const body = (fields: Record<string, unknown>) =>
+      reservationBody(target, { guestCountTotal: null, ...fields });
+    const paidOf = async (fields: Record<string, unknown>) =>
+      (await importOk(tenant, "NEW", body(fields))).paid;
+    expect(await paidOf({ paidTotalCents: 5000 })).toBe(true);
+    expect(await paidOf({ paidTotalCents: 5000, paid: false })).toBe(false);
+    expect(await paidOf({ paidTotalCents: 5000, paid: null })).toBe(true);
+    expect(await paidOf({ paidTotalCents: 0 })).toBeNull();
+    expect(await paidOf({})).toBeNull();
+    expect(await paidOf({ paid: true })).toBe(true);
+    // An update derives it again from the new amount, as it stores every field anew.
+    const id = crypto.randomUUID();
+    expect((await importOk(tenant, id, body({ paidTotalCents: 300 }))).paid).toBe(true);
+    const cleared = await importOk(tenant, id, body({ paidTotalCents: 0 }));
+    expect([cleared.paid, cleared.paidAt]).toEqual([null, null]);
+  });
+
   it("the experience title follows the reservation's language", async () => {
     const target = await experienceWithSlot(tenant);
     const reservation = await importOk(

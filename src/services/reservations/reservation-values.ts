@@ -21,7 +21,8 @@ export function reservationValues(input: ReservationInput) {
     netTotalCents: input.netTotalCents ?? null,
     manualDiscountTotalCents: input.manualDiscountTotalCents ?? null,
     paidTotalCents: input.paidTotalCents ?? null,
-    paid: input.paid ?? null,
+    // As sent; left out, true when the import records an in-house payment (paidAt is then set).
+    paid: input.paid ?? ((input.paidTotalCents ?? 0) > 0 ? true : null),
     languageIso: input.languageIso ?? null,
     message: input.message ?? null,
     origin: input.origin ?? null,
