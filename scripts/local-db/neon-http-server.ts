@@ -172,7 +172,6 @@ function errorBody(err: unknown): ErrorBody {
   return body;
 }
 
-/** Connections per pool (two pools per database: poolFor). */
 /**
  * How long the endpoint keeps an idle keep-alive connection open. Longer than its client's own
  * idle timeout, so that the client always closes first: workerd drops a pooled connection after
@@ -184,6 +183,7 @@ function errorBody(err: unknown): ErrorBody {
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 30_000;
 
+/** Connections per pool (two pools per database: poolFor). */
 export const POOL_SIZE = 12;
 
 /**

@@ -14,8 +14,7 @@ import { conflictOf, type SlotConflict, type SlotSet, type SlotState } from "../
  *   on `dayOfWeek` only when given): the slot at each (date, time) is created, or updated with the
  *   fields sent when it exists. New slots take the experience's maxParties (required when the
  *   request has none), minPartiesToEnable (default 1), languagesIsoCode and active (default
- *   true); the slots of a range
- *   form a series whose parent is its first new slot.
+ *   true); the slots of a range form a series whose parent is its first new slot.
  *
  * A move onto the date and time another slot holds at that point is not made: it is answered, as
  * E9 answers it, by a SLOT_EXISTS conflict naming that slot (the save's 409, E8's `conflicts`).
