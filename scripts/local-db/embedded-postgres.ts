@@ -213,8 +213,12 @@ async function reapThrowaways(log: (m: string) => void) {
   for (const name of readdirSync(tmpdir())) {
     if (!name.startsWith(THROWAWAY_PREFIX)) continue;
     const base = join(tmpdir(), name);
+    // Gone since readdir: another process starting beside this one (test files run in parallel)
+    // reaped it first. That is not this start's failure.
+    const seen = statSync(base, { throwIfNoEntry: false });
+    if (!seen) continue;
     const owner = readOwner(join(base, OWNER_FILE));
-    if (owner ? pidAlive(owner.pid) : Date.now() - statSync(base).mtimeMs < 60_000) continue;
+    if (owner ? pidAlive(owner.pid) : Date.now() - seen.mtimeMs < 60_000) continue;
     await reapOrphan(join(base, "data"), join(base, OWNER_FILE), log).catch(() => {});
     await rm(base, { recursive: true, force: true }).catch(() => {});
   }

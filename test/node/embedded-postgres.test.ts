@@ -1,7 +1,8 @@
 // The embedded PostgreSQL's own life cycle: throwaway and persistent clusters, refusals.
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, symlink, unlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
@@ -38,6 +39,20 @@ describe("startEmbeddedPostgres", () => {
     await server.close();
     expect(pidAlive(pid)).toBe(false);
     expect(existsSync(server.dataDir)).toBe(false);
+  });
+
+  it("starts while another process reaps a throwaway cluster's folder under it (gone between readdir and stat)", async () => {
+    // A dangling link named like a throwaway folder is what that race looks like: listed, then
+    // no entry. Starts used to fail with ENOENT (a CI run after an interrupted one, whose orphans
+    // the parallel test files reaped at once).
+    const link = join(tmpdir(), `embedded-pg-vanished-${crypto.randomUUID()}`);
+    await symlink(join(tmpdir(), `missing-${crypto.randomUUID()}`), link);
+    try {
+      const server = await startEmbeddedPostgres();
+      await server.close();
+    } finally {
+      await unlink(link);
+    }
   });
 
   it("with restartOnExit, comes back by itself after being killed, and not after close", async () => {
