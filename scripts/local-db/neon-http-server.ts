@@ -195,6 +195,9 @@ export const POOL_SIZE = 12;
  */
 export const SESSION_START_TIMEOUT_MS = 2_000;
 
+/** How long the liveness probes' connection stays open without a probe (as a pooled one idles). */
+const PROBE_IDLE_MS = 10_000;
+
 /** A pooled connection whose start is bounded by SESSION_START_TIMEOUT_MS. */
 class PooledClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
@@ -281,6 +284,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
   }
 
   function retireDatabase(database: string): void {
+    endProbeClient(database);
     for (const kind of ["read", "write"] as const) {
       const key = `${kind} ${database}`;
       const pool = pools.get(key);
@@ -372,32 +376,73 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
   }
 
   /**
-   * The Worker's liveness probe, answered on a connection of its own, opened for it and closed
-   * after: it asks whether the server answers at all, so it must not queue for a pooled
+   * The Worker's liveness probe, answered on a connection of its own (one per database, kept open
+   * between probes): it asks whether the server answers at all, so it must not queue for a pooled
    * connection behind queries that wait on row locks (with all of them taken, a working database
    * would look silent and the Worker would answer 503). Neon's endpoint has no such queue either.
-   * A server that does not answer keeps the connection's start-up waiting until the Worker gives
-   * up: then the connection is destroyed.
+   * Kept open, a probe costs the server one round trip, as on Neon: opened for each probe, it
+   * cost two more (the start-up), and a database 180 ms away each way already failed the Worker's
+   * 0.7 s (an outside audit's latency proxy: every request 503 on a working database). A server
+   * that does not answer keeps the probe (or the connection's start-up) waiting until the Worker
+   * gives up: then the connection is destroyed, and the next probe opens a new one. Closed after
+   * PROBE_IDLE_MS without a probe, as the pools' idle connections are.
    */
-  async function answerProbe(connectionString: string, input: QueryInput, signal: AbortSignal) {
+  type ProbeClient = { client: pg.Client; ready: Promise<unknown>; idle?: NodeJS.Timeout };
+  const probeClients = new Map<string, ProbeClient>();
+  const dropProbeClient = (database: string, client: pg.Client) => {
+    const held = probeClients.get(database);
+    if (held?.client !== client) return;
+    probeClients.delete(database);
+    clearTimeout(held.idle);
+  };
+  /** Closes a database's probe connection (idle, or its server shutting down: see retirePools). */
+  function endProbeClient(database: string): void {
+    const held = probeClients.get(database);
+    if (!held) return;
+    dropProbeClient(database, held.client);
+    void held.client.end().catch(() => {});
+  }
+  function probeClientFor(database: string): ProbeClient {
+    const held = probeClients.get(database);
+    if (held) {
+      clearTimeout(held.idle);
+      return held;
+    }
     const client = new pg.Client({
-      connectionString: databaseOf(connectionString),
+      connectionString: database,
       application_name: "neon-local-probe",
     });
-    client.on("error", (err) => log(`neon-http: liveness connection lost: ${err.message}`));
+    client.on("error", (err) => {
+      log(`neon-http: liveness connection lost: ${err.message}`);
+      dropProbeClient(database, client);
+    });
+    client.on("end", () => dropProbeClient(database, client));
+    const ready = client.connect();
+    ready.catch(() => dropProbeClient(database, client));
+    const fresh: ProbeClient = { client, ready };
+    probeClients.set(database, fresh);
+    return fresh;
+  }
+  async function answerProbe(connectionString: string, input: QueryInput, signal: AbortSignal) {
+    const database = databaseOf(connectionString);
+    if (signal.aborted) throw new Error("the caller went away");
+    const held = probeClientFor(database);
+    const { client } = held;
     const abandon = () => {
+      dropProbeClient(database, client);
       (client as unknown as { connection: { stream: Socket } }).connection.stream.destroy();
     };
     signal.addEventListener("abort", abandon, { once: true });
     try {
-      if (signal.aborted) throw new Error("the caller went away");
-      await client.connect();
+      await held.ready;
       return await run(client as pg.PoolClient, input, false);
     } finally {
       signal.removeEventListener("abort", abandon);
-      // The answer need not wait for the connection's goodbye.
-      if (signal.aborted) abandon();
-      else void client.end().catch(() => {});
+      if (probeClients.get(database) === held) {
+        clearTimeout(held.idle);
+        held.idle = setTimeout(() => endProbeClient(database), PROBE_IDLE_MS);
+        held.idle.unref();
+      }
     }
   }
 
@@ -686,7 +731,10 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     host,
     port,
     serverShuttingDown(targetHost, targetPort) {
-      const databases = new Set([...pools.keys()].map((key) => key.slice(key.indexOf(" ") + 1)));
+      const databases = new Set([
+        ...[...pools.keys()].map((key) => key.slice(key.indexOf(" ") + 1)),
+        ...probeClients.keys(),
+      ]);
       for (const database of databases) {
         const { host, port } = databaseTarget(database);
         if (host === targetHost && port === targetPort) retireDatabase(database);
@@ -697,6 +745,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       server.closeAllConnections(); // keep-alive sockets would otherwise hold close() open
       await Promise.all([...pools.values()].map((p) => p.end().catch(() => {})));
       pools.clear();
+      for (const database of [...probeClients.keys()]) endProbeClient(database);
       await closed;
     },
   };

@@ -174,4 +174,44 @@ describe("the liveness probe", () => {
     }
     expect(await Promise.all(waiting)).toEqual(waiting.map(() => 200));
   }, 60_000);
+  // A probe costs the server one round trip, as on Neon (whose endpoint keeps its connections):
+  // opening a connection for each one added the start-up's, and a database 180 ms away each way
+  // failed the Worker's 0.7 s while it answered every query (an outside audit's latency proxy).
+  it("reuses its connection from one probe to the next, and a caller gone mid-probe drops it", async () => {
+    const probePids = async () =>
+      (
+        await query(
+          "select pg_stat_clear_snapshot(), pid from pg_stat_activity where application_name = 'neon-local-probe'",
+        )
+      ).rows.map((row) => row[1]);
+    const probe = async () => {
+      const answer = await post({ query: "select 1 /* liveness */", params: [] });
+      expect(answer.status, await answer.clone().text()).toBe(200);
+    };
+    await probe();
+    const [first, ...more] = await probePids();
+    expect(first).toBeDefined();
+    expect(more).toEqual([]);
+    await probe();
+    await probe();
+    expect(await probePids()).toEqual([first]);
+
+    // Stopped, the server leaves a probe unanswered; its caller gives up, and the endpoint closes
+    // that connection (the next probe opens a new one).
+    signalAll("SIGSTOP");
+    try {
+      const gone = new AbortController();
+      const pending = post({ query: "select 1 /* liveness */", params: [] }, gone.signal);
+      await sleep(300);
+      gone.abort();
+      await expect(pending).rejects.toThrow();
+      await sleep(100);
+    } finally {
+      signalAll("SIGCONT");
+    }
+    await probe();
+    const after = await probePids();
+    expect(after).toHaveLength(1);
+    expect(after).not.toEqual([first]);
+  }, 60_000);
 });
