@@ -71,7 +71,8 @@ export const ERROR_DESCRIPTION: Record<ErrorCode, string> = {
     "The body, path or query fails its schema or a business validation; `errors` names each field.",
   MALFORMED_JSON: "The request body is not valid JSON, or not UTF-8.",
   UNAUTHENTICATED: "The APIKey header is missing, unknown or revoked (one answer for all three).",
-  FORBIDDEN: "A wineryId in the path, query or body is not the API key's winery.",
+  FORBIDDEN:
+    "A wineryId in the path, query or body is not the API key's winery; `errors[].path` names where it was.",
   NOT_FOUND:
     "The resource does not exist in the API key's winery (other wineries' ids answer the same).",
   METHOD_NOT_ALLOWED:
@@ -162,8 +163,11 @@ export class UnauthenticatedError extends AppError {
 }
 
 export class ForbiddenError extends AppError {
-  constructor(message = "The wineryId does not belong to the API key's winery.") {
-    super("FORBIDDEN", message);
+  /** `path` names the field that carried the other winery's id (`errors[].path`). */
+  constructor(path = "wineryId") {
+    super("FORBIDDEN", "The wineryId does not belong to the API key's winery.", {
+      errors: [{ path, message: "is not the API key's winery" }],
+    });
   }
 }
 

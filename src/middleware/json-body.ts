@@ -8,8 +8,8 @@ import {
   ValidationError,
 } from "../lib/errors";
 import { inspectJson, parseJsonText } from "../lib/json-text";
-import { parameterProblem } from "../lib/problem";
-import { assertOwnWinery } from "../lib/tenancy";
+import { formatPath, parameterProblem } from "../lib/problem";
+import { assertOwnWinery, isUuidShaped } from "../lib/tenancy";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -165,37 +165,44 @@ function undecodableQuery(search: string): string[] {
   return names;
 }
 
-/**
- * decisions.md: a wineryId in the path, query or body that is not the key's winery is 403, on
- * every route, including those whose schema has no wineryId (it would otherwise be ignored as an
- * unknown field and the misdirected request answered as if it were the key's), and whatever its
- * text (a wineryId that names no winery is not the key's either). A value that is not a string is
- * left to the route's schema (400 where it types the field).
- */
-function assertOwnWineryField(c: Context<AppEnv>, value: unknown): void {
-  if (typeof value === "string") assertOwnWinery(c, value);
-}
-
 /** Whether a JSON text can hold a `wineryId` member, spelled out or behind a \u escape. */
 const mayHoldWineryId = (text: string) => text.includes("wineryId") || text.includes("\\u");
 
 /**
- * Every `wineryId` member of a body, at any depth (an experience's integrations carry one each):
- * walked only when the text can hold one.
+ * decisions.md: a wineryId in the path, query or body that is not the key's winery is 403, on
+ * every route, including those whose schema has no wineryId (it would otherwise be ignored as an
+ * unknown field and the misdirected request answered as if it were the key's). This checks every
+ * `wineryId` member of a body, at any depth (an experience's integrations carry one each), walked
+ * only when the text can hold one; the 403 names the member's path (`items[0].wineryId`).
+ * A string that is not a uuid names no winery and is left to the route's schema: 400 naming it
+ * where the interface types the field a uuid ("types are enforced"), 403 in E16's filter, which
+ * it types a string (its handler checks it), ignored as an unknown field elsewhere. A value that
+ * is not a string is left to the schema too.
  */
 function assertOwnWineryIds(c: Context<AppEnv>, text: string, root: unknown): void {
   if (!mayHoldWineryId(text)) return;
-  const stack = [root];
+  // Each value with the way to it (a chain of parents), spelt out only for a member it checks.
+  type At = { key: PropertyKey; parent: At } | null;
+  const spell = (at: At, key: PropertyKey): string => {
+    const path = [key];
+    for (let step = at; step !== null; step = step.parent) path.unshift(step.key);
+    return formatPath(path);
+  };
+  const stack: [unknown, At][] = [[root, null]];
   while (stack.length > 0) {
-    const value = stack.pop();
+    const [value, at] = stack.pop() as [unknown, At];
     if (typeof value !== "object" || value === null) continue;
     if (Array.isArray(value)) {
-      stack.push(...value);
+      for (let index = 0; index < value.length; index++) {
+        stack.push([value[index], { key: index, parent: at }]);
+      }
       continue;
     }
     for (const [key, member] of Object.entries(value)) {
-      if (key === "wineryId") assertOwnWineryField(c, member);
-      else stack.push(member);
+      if (key !== "wineryId") stack.push([member, { key, parent: at }]);
+      else if (typeof member === "string" && isUuidShaped(member)) {
+        assertOwnWinery(c, member, spell(at, key));
+      }
     }
   }
 }
@@ -222,7 +229,8 @@ const checkQuery = createMiddleware<AppEnv>(async (c, next) => {
       inspectJson([name, ...values]).map(({ message }) => parameterProblem("query", name, message)),
     );
     if (errors.length > 0) throw new ValidationError(errors);
-    for (const value of queries.wineryId ?? []) assertOwnWineryField(c, value);
+    // The one query wineryId (E19's) is typed a string: any value but the key's winery is 403.
+    for (const value of queries.wineryId ?? []) assertOwnWinery(c, value);
   }
   await next();
 });

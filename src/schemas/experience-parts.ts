@@ -92,7 +92,14 @@ export const SlotRequestSchema = z
       z.enum(["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"]),
     ),
     extraData: NullableFreeObject.optional(),
-    id: opt(Uuid),
+    // The interface types it a string: an id that is no slot of the experience (a uuid or not) is
+    // the planner's 400 "is not a slot of this experience", as an unknown uuid is.
+    id: opt(
+      z.string().max(100).toLowerCase().openapi({
+        description:
+          "A slot of this experience (its uuid, as the availabilities read answers it), changed by hand. Any other value is 400 naming this field.",
+      }),
+    ),
     languages: opt(list(z.string())),
     maxParties: opt(Int32.min(0)),
     minPartiesToEnable: opt(Int32.min(0)),

@@ -199,11 +199,17 @@ export const ReservationImportParamsSchema = z.object({
     .openapi({ param: { name: "reservationID", in: "path" }, example: "NEW" }),
 });
 
+/**
+ * E14's path: the interface types it a string. Reservations are identified by uuid, so any other
+ * value names no reservation (the handler's 404), as an unknown uuid does.
+ */
 export const ReservationIdParamsSchema = z.object({
-  reservationID: SafeString.pipe(Uuid).openapi({
-    param: { name: "reservationID", in: "path" },
-    format: "uuid",
-  }),
+  reservationID: SafeString.min(1)
+    .max(100)
+    .openapi({
+      param: { name: "reservationID", in: "path" },
+      description: "The reservation's id (a uuid, as E11 answers it); any other value is 404.",
+    }),
 });
 
 export const RefundRequestSchema = z

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { parseJsonText } from "../lib/json-text";
 import { explainedIssues } from "../lib/problem";
-import { Uuid } from "./common";
+import { SafeString } from "./common";
 import { type ExternalOrder, ExternalOrderSchema } from "./orders";
 import { looksLikeWooCommerce, type WooCommerceOrder, WooCommerceOrderSchema } from "./woocommerce";
 
@@ -17,9 +17,11 @@ export const ShopPluginOrderQuerySchema = z.object({
       description:
         "The storefront plugin the order comes from, e.g. `woocommerce`. Case-insensitive (stored in lower case); part of the upsert key and of sourceExternal.type.",
     }),
-  wineryId: Uuid.openapi({
+  // A string, as the interface types it: any value but the key's winery (its uuid, in any case) is
+  // 403, answered by the body middleware before this schema runs.
+  wineryId: SafeString.max(100).openapi({
     param: { name: "wineryId", in: "query" },
-    description: "The API key's winery; any other winery is 403 FORBIDDEN.",
+    description: "The API key's winery (its uuid); any other value is 403 FORBIDDEN.",
   }),
 });
 

@@ -38,12 +38,19 @@ describe("GET /api/problems/{slug}", () => {
     },
   );
 
+  it("refuses a NUL in the slug (as every path parameter) and a slug over 100 characters: 400 naming it", async () => {
+    for (const slug of ["stale%00update", "x".repeat(101)]) {
+      const problem = await expectProblem(await api(`/problems/${slug}`), 400, "VALIDATION_ERROR");
+      expect(problem.errors?.map((e) => e.path)).toEqual(["slug"]);
+    }
+  });
+
   it("is in the OpenAPI document, without security", async () => {
     const doc = (await (await api("/openapi.json")).json()) as {
       paths: Record<string, { get?: { security?: unknown[]; responses: Record<string, unknown> } }>;
     };
     const operation = doc.paths["/api/problems/{slug}"]?.get;
     expect(operation?.security).toEqual([]);
-    expect(Object.keys(operation?.responses ?? {})).toEqual(["200", "404"]);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(["200", "400", "404"]);
   });
 });

@@ -312,6 +312,8 @@ describe("PUT /v2/experiences/{id}: errors", () => {
     [{ slotsRequests: [{ day: "2027-01-01" }] }, "slotsRequests[0].time"],
     [{ slotsRequests: [{ time: "10:00" }] }, "slotsRequests[0].day"],
     [{ slotsRequests: [{ id: crypto.randomUUID() }] }, "slotsRequests[0].id"],
+    // The interface types it a string: one that is no uuid names no slot either.
+    [{ slotsRequests: [{ id: "slot-1" }] }, "slotsRequests[0].id"],
     [{ slotsRequests: [{ time: "25:00", day: "2027-01-01" }] }, "slotsRequests[0].time"],
     [
       {

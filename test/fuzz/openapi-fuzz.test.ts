@@ -63,17 +63,18 @@ interface Answer {
   json: unknown;
 }
 
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
- * Whether a body holds, at any depth, a wineryId string that is not `own` and that the body rules
- * let through (no NUL, no lone surrogate): decisions.md makes that a 403, whatever the schema.
+ * Whether a body holds, at any depth, a wineryId that is another winery's uuid: decisions.md makes
+ * that a 403, whatever the schema. (A string that is not a uuid is the schema's: 400 where it
+ * types the field a uuid.)
  */
 function carriesForeignWineryId(body: unknown, own: string): boolean {
   if (typeof body !== "object" || body === null) return false;
   return Object.entries(body).some(([key, value]) =>
     key === "wineryId" && typeof value === "string"
-      ? value.toLowerCase() !== own.toLowerCase() &&
-        !value.includes("\u0000") &&
-        value.isWellFormed()
+      ? UUID_SHAPE.test(value) && value.toLowerCase() !== own.toLowerCase()
       : carriesForeignWineryId(value, own),
   );
 }

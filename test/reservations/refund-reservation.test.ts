@@ -257,8 +257,19 @@ describe("E14: errors", () => {
     expect(new Set(problem.errors?.map((e) => e.path))).toEqual(new Set(["amountCents"]));
   });
 
-  it("a reservationID that is not a uuid is 400 naming it", async () => {
-    const problem = await expectProblem(await refund(tenant, "NEW", 100), 400, "VALIDATION_ERROR");
+  it("a reservationID that is not a uuid names no reservation (the interface types it a string): 404", async () => {
+    for (const id of ["NEW", "R-1001"]) {
+      const problem = await expectProblem(await refund(tenant, id, 100), 404, "NOT_FOUND");
+      expect(problem.detail).toContain(id);
+    }
+    // Its uuid in capitals is the reservation still.
+    const id = await paidReservation(5000);
+    expect((await refund(tenant, id.toUpperCase(), 100)).status).toBe(200);
+    const problem = await expectProblem(
+      await refund(tenant, "x".repeat(101), 100),
+      400,
+      "VALIDATION_ERROR",
+    );
     expect(problem.errors?.map((e) => e.path)).toEqual(["reservationID"]);
   });
 

@@ -25,7 +25,7 @@ const matrix: MatrixEntry[] = [
 interface Operation {
   key: string;
   path: string;
-  parameters?: { name: string; in: string }[];
+  parameters?: { name: string; in: string; schema?: { format?: string } }[];
   requestBody?: { content?: Record<string, { schema?: Schema }> };
 }
 interface Schema {
@@ -48,13 +48,18 @@ const operations: Operation[] = Object.entries(doc.paths)
   )
   .filter((op) => /^\/api\/v[234]\//.test(op.path));
 
-/** The top-level property names of a body schema, through $ref and allOf. */
-function bodyProperties(schema: Schema | undefined): string[] {
+/** The top-level properties of a body schema, through $ref and allOf. */
+function bodyPropertySchemas(schema: Schema | undefined): [string, unknown][] {
   if (!schema) return [];
   if (schema.$ref)
-    return bodyProperties(doc.components.schemas[schema.$ref.split("/").pop() ?? ""]);
-  return [...Object.keys(schema.properties ?? {}), ...(schema.allOf ?? []).flatMap(bodyProperties)];
+    return bodyPropertySchemas(doc.components.schemas[schema.$ref.split("/").pop() ?? ""]);
+  return [
+    ...Object.entries(schema.properties ?? {}),
+    ...(schema.allOf ?? []).flatMap(bodyPropertySchemas),
+  ];
 }
+const bodyProperties = (schema: Schema | undefined) =>
+  bodyPropertySchemas(schema).map(([name]) => name);
 
 /** Why an operation must be in the matrix, and which answer its rows must include. */
 function requirements(op: Operation): { why: string; status?: number }[] {
@@ -151,14 +156,49 @@ describe("a foreign wineryId anywhere a request can carry one", () => {
       expect(unknown.status, await unknown.clone().text()).toBe(403);
       if (!op.requestBody) return;
       // Whether or not the operation's schema has a wineryId (E13, E17 and E18 have none), at the
-      // top, nested (an experience's integrations carry one each) or behind a \u escape.
-      for (const body of [
-        { wineryId: a.wineryId },
-        { wineryId: "" },
-        { experienceIntegrations: [{ wineryId: a.wineryId }] },
-      ]) {
+      // top, nested (an experience's integrations carry one each) or behind a \u escape; the
+      // problem names where.
+      for (const [body, where] of [
+        [{ wineryId: a.wineryId }, "wineryId"],
+        [{ wineryId: a.wineryId.toUpperCase() }, "wineryId"],
+        [
+          { experienceIntegrations: [{}, { wineryId: a.wineryId }] },
+          "experienceIntegrations[1].wineryId",
+        ],
+      ] as const) {
         const inBody = await api(path, { method, key: b.apiKey, body });
+        const problem = (await inBody.clone().json()) as { errors?: { path: string }[] };
         expect(inBody.status, await inBody.clone().text()).toBe(403);
+        expect(problem.errors?.map((e) => e.path)).toEqual([where]);
+      }
+      // A string that is not a uuid names no winery: where the operation types wineryId a uuid it
+      // is 400 naming it (types are enforced), where a string (E16's filter) 403, and where it has
+      // none it is an unknown field, ignored.
+      const declared = bodyPropertySchemas(
+        op.requestBody.content?.["application/json"]?.schema,
+      ).find(([name]) => name === "wineryId")?.[1];
+      // Path parameters that pass their schemas, so that the body's is the one that answers.
+      const uuids = new Set(
+        op.parameters?.filter((p) => p.schema?.format === "uuid").map((p) => p.name),
+      );
+      const passing = op.path.replace(/^\/api/, "").replace(/\{(\w+)\}/g, (whole, name: string) => {
+        if (name === "reservationID") return "NEW"; // E11's pattern; E14 takes any string
+        return uuids.has(name) && name !== "wineryId" ? crypto.randomUUID() : filled(whole);
+      });
+      for (const text of ["", "not-my-winery"]) {
+        const notUuid = await api(passing, { method, key: b.apiKey, body: { wineryId: text } });
+        const answer = await notUuid.clone().text();
+        const paths = (JSON.parse(answer) as { errors?: { path: string }[] }).errors?.map(
+          (e) => e.path,
+        );
+        if (declared === undefined) expect(notUuid.status, answer).not.toBe(403);
+        else if (JSON.stringify(declared).includes('"format":"uuid"')) {
+          expect(notUuid.status, answer).toBe(400);
+          expect(paths, answer).toContain("wineryId");
+        } else {
+          expect(notUuid.status, answer).toBe(403);
+          expect(paths, answer).toEqual(["wineryId"]);
+        }
       }
       const escaped = await api(path, {
         method,

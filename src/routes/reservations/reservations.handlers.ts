@@ -1,7 +1,10 @@
 import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
+import { NotFoundError } from "../../lib/errors";
 import { idempotencyOptions, replayHeaders } from "../../lib/idempotent-route";
 import { streamJsonArray } from "../../lib/json-stream";
+import { assertOwnWinery } from "../../lib/tenancy";
+import { Uuid } from "../../schemas/common";
 import { importReservation } from "../../services/reservations/import-reservation";
 import { queryReservations } from "../../services/reservations/query-reservations";
 import { refundReservation } from "../../services/reservations/refund-reservation";
@@ -37,6 +40,9 @@ const typedBy = <R extends RouteConfig>(handler: StreamHandler<R>) =>
  */
 export const queryReservationsHandler = typedBy<typeof queryReservationsRoute>(async (c) => {
   const filter = c.req.valid("json");
+  // The interface types this filter a string: any value but the key's winery is 403 (the body
+  // middleware has answered another winery's uuid already).
+  assertOwnWinery(c, filter.wineryId);
   const query = c.req.valid("query");
   // An empty language names none: the next source decides, as if it had not been sent.
   const lang = filter.lang || query.Lang || query.lang || null;
@@ -54,7 +60,9 @@ export const queryReservationsHandler = typedBy<typeof queryReservationsRoute>(a
 export const refundReservationHandler: RouteHandler<typeof refundReservationRoute, AppEnv> = async (
   c,
 ) => {
-  const { reservationID } = c.req.valid("param");
+  const id = Uuid.safeParse(c.req.valid("param").reservationID);
+  if (!id.success) throw new NotFoundError("Reservation", c.req.valid("param").reservationID);
+  const reservationID = id.data;
   const { amountCents } = c.req.valid("json");
   const key = c.req.valid("header")["Idempotency-Key"];
   const idempotency = idempotencyOptions(c, key, { reservationID, amountCents });

@@ -79,7 +79,7 @@ export const refundReservationRoute = createRoute({
   summary: "E14. Refund a reservation payment",
   description: [
     "Refunds amountCents (an integer > 0) of the reservation's in-house payment (the one E11's paidTotalCents records), fully or in parts. Each refund is a ledger row; the reservation's state never changes.",
-    "400 NOT_REFUNDABLE when the reservation has no in-house payment, nothing is left to refund, or amountCents is over the refundable rest (paid minus refunded). An unknown reservation, or another winery's, is 404.",
+    "400 NOT_REFUNDABLE when the reservation has no in-house payment, nothing is left to refund, or amountCents is over the refundable rest (paid minus refunded). An unknown reservation, or another winery's, is 404; so is a reservationID that is not a uuid (the interface types it a string, and reservations are identified by uuid): it names none.",
     "The check and the write are one statement (a conditional UPDATE of the payment's refunded amount plus the ledger insert), so concurrent refunds can never exceed what was paid. Without an Idempotency-Key: one database round trip; with one: one transaction (plus one KV read).",
     "The answer is VwReservation: refundedTotalCents (the ledger's sum) and refundedAt (the last refund's instant); createdAt/updatedAt are the stored local date-times read as UTC, and so is startDateTime (the reservation's date and time); endDateTime adds the experience's duration when that is an ISO 8601 duration of days and time (PT1H30M, PT0.5S, PT1.5H, P1DT2H; a fraction on the last part only), else it is null; paymentId is null (payments are not identified by uuid); other fields the service does not hold are null, arrays it does not hold empty.",
   ].join("\n\n"),

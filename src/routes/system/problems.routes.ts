@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ERROR_DESCRIPTION, ERROR_STATUS, ERROR_TITLE, NotFoundError } from "../../lib/errors";
 import { codeFromSlug, PROBLEM_CONTENT_TYPE, problemType } from "../../lib/problem";
 import { createRouter } from "../../lib/router";
+import { SafeString } from "../../schemas/common";
 import { ProblemSchema } from "../../schemas/problem";
 
 const ProblemTypeSchema = z
@@ -28,13 +29,22 @@ const problemTypeRoute = createRoute({
   security: [],
   request: {
     params: z.object({
-      slug: z.string().openapi({ example: "stale-update", description: "The code in kebab case." }),
+      // Checked as every path parameter is (decisions.md: a NUL is 400), at most 100 characters.
+      slug: SafeString.min(1).max(100).openapi({
+        example: "stale-update",
+        description: "The code in kebab case.",
+      }),
     }),
   },
   responses: {
     200: {
       description: "The problem type.",
       content: { "application/json": { schema: ProblemTypeSchema } },
+    },
+    400: {
+      description:
+        "VALIDATION_ERROR: the slug holds a NUL or a lone surrogate, or is over 100 characters.",
+      content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
     },
     404: {
       description: "NOT_FOUND: no problem type has this slug.",
