@@ -1,6 +1,8 @@
 // npm run dev's supervision of wrangler: a Worker that fails to load after a reload must not take
 // the database down with it; a stack that never answered must stop at once.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,10 +10,14 @@ import {
   nextChange,
   superviseWrangler,
   type WranglerRun,
+  watchHealth,
 } from "../../scripts/commands/lib/supervise";
 
-/** Runs of wrangler that answer or not and exit with the given codes, in order. */
-function fakeStack(runs: { ready: boolean; code: number | null }[]) {
+/**
+ * Runs of wrangler that answer or not and exit with the given codes, in order; a run that goes
+ * `unresponsive` exits (null: a signal) only once it is stopped.
+ */
+function fakeStack(runs: { ready: boolean; code: number | null; unresponsive?: boolean }[]) {
   const events: string[] = [];
   let stopping = false;
   const options = {
@@ -19,6 +25,18 @@ function fakeStack(runs: { ready: boolean; code: number | null }[]) {
       const run = runs.shift();
       if (!run) throw new Error("started more often than the test planned");
       events.push("start");
+      if (run.unresponsive) {
+        let exit = (_: number | null) => {};
+        return {
+          ready: Promise.resolve(run.ready),
+          exited: new Promise((resolve) => (exit = resolve)),
+          unresponsive: Promise.resolve(),
+          stop: async () => {
+            events.push("stop");
+            exit(null);
+          },
+        };
+      }
       return { ready: Promise.resolve(run.ready), exited: Promise.resolve(run.code) };
     },
     nextChange: async () => {
@@ -75,6 +93,81 @@ describe("superviseWrangler", () => {
     stack.stop();
     expect(await superviseWrangler(stack.options)).toBe(130);
     expect(stack.events).toEqual(["start", "ready"]);
+  });
+});
+
+describe("superviseWrangler, when the API stops answering while wrangler runs", () => {
+  it("stops that wrangler and starts it again, keeping the rest of the stack", async () => {
+    const stack = fakeStack([
+      { ready: true, code: null, unresponsive: true },
+      { ready: true, code: 0 },
+    ]);
+    expect(await superviseWrangler(stack.options)).toBe(1);
+    expect(stack.events).toEqual([
+      "start",
+      "ready",
+      "say: the API has stopped answering its health check while wrangler runs (see above); restarting wrangler",
+      "stop",
+      "start",
+      "ready again",
+      "say: wrangler exited (0); stopping",
+    ]);
+  });
+});
+
+describe("watchHealth", () => {
+  /** A health endpoint that answers 200 until `hang` is set, then holds every request. */
+  async function healthServer() {
+    let hang = false;
+    const held: ServerResponse[] = [];
+    const server = createServer((_, res) => {
+      if (hang) held.push(res);
+      else res.end("{}");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}/api/health`,
+      hang: () => (hang = true),
+      close: () => {
+        for (const res of held) res.destroy();
+        server.closeAllConnections();
+        server.close();
+      },
+    };
+  }
+  const quick = { intervalMs: 20, timeoutMs: 50, failures: 3 };
+
+  it("resolves after the given failures in a row, not while the endpoint answers", async () => {
+    const health = await healthServer();
+    try {
+      let unresponsive = false;
+      const watched = watchHealth(health.url, () => true, quick).then(() => {
+        unresponsive = true;
+      });
+      await new Promise((r) => setTimeout(r, 300)); // about ten checks, all answered
+      expect(unresponsive).toBe(false);
+      health.hang();
+      await watched;
+      expect(unresponsive).toBe(true);
+    } finally {
+      health.close();
+    }
+  });
+
+  it("never resolves once the run it watches has ended", async () => {
+    const health = await healthServer();
+    try {
+      health.hang();
+      let unresponsive = false;
+      void watchHealth(health.url, () => false, quick).then(() => {
+        unresponsive = true;
+      });
+      await new Promise((r) => setTimeout(r, 400));
+      expect(unresponsive).toBe(false);
+    } finally {
+      health.close();
+    }
   });
 });
 

@@ -22,7 +22,7 @@ import {
   type SeedResult,
   seedDemo,
 } from "./seed-data";
-import { nextChange, superviseWrangler } from "./supervise";
+import { nextChange, superviseWrangler, watchHealth } from "./supervise";
 
 const started = Date.now();
 const log = (line: string) => console.log(`[dev] ${line}`);
@@ -119,7 +119,7 @@ export function wranglerDevEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * (stopGroupWhenGone) when this process is killed outright, so that no wrangler outlives npm run
  * dev holding the port.
  */
-function startWrangler(args: string[]): ChildProcess {
+function startWrangler(args: string[]): { wrangler: ChildProcess; stop: () => Promise<void> } {
   const wrangler = spawn("wrangler", ["dev", ...args], {
     stdio: ["ignore", "inherit", "inherit"],
     env: wranglerDevEnv(process.env),
@@ -138,7 +138,8 @@ function startWrangler(args: string[]): ChildProcess {
     signalGroup("SIGTERM"); // a workerd that outlived wrangler
     watcher?.kill();
   });
-  onCleanup(async () => {
+  /** SIGINT to wrangler, as Ctrl-C would; SIGKILL for whatever of the group is left after 5 s. */
+  const stop = async () => {
     if (wrangler.exitCode === null && wrangler.signalCode === null) {
       const exited = new Promise((r) => wrangler.once("exit", r));
       wrangler.kill("SIGINT");
@@ -146,8 +147,10 @@ function startWrangler(args: string[]): ChildProcess {
       await exited;
       clearTimeout(timer);
     }
-  });
-  return wrangler;
+    signalGroup("SIGKILL"); // a workerd that would not stop would hold the port
+  };
+  onCleanup(stop);
+  return { wrangler, stop };
 }
 
 /**
@@ -191,11 +194,16 @@ export async function runDev(port: number, dbPort: number): Promise<number> {
   ];
   return superviseWrangler({
     start: () => {
-      const wrangler = startWrangler(args);
+      const { wrangler, stop } = startWrangler(args);
       const exited = new Promise<number | null>((done) =>
         wrangler.once("exit", (code) => done(code)),
       );
-      return { ready: waitForHealth(`${apiUrl}/health`, wrangler), exited };
+      const running = () => wrangler.exitCode === null && wrangler.signalCode === null;
+      const ready = waitForHealth(`${apiUrl}/health`, wrangler);
+      const unresponsive = ready.then((answered) =>
+        answered ? watchHealth(`${apiUrl}/health`, running) : new Promise<void>(() => {}),
+      );
+      return { ready, exited, unresponsive, stop };
     },
     nextChange: () => nextChange([resolve("src"), resolve("wrangler.toml")]),
     stopping: isStopping,

@@ -7,6 +7,13 @@ export interface WranglerRun {
   ready: Promise<boolean>;
   /** Resolves with wrangler's exit code (null when a signal ended it). */
   exited: Promise<number | null>;
+  /**
+   * Resolves if the API, once it has answered, stops answering its health check while wrangler
+   * still runs (see watchHealth); never otherwise.
+   */
+  unresponsive?: Promise<void>;
+  /** Stops this run (wrangler and everything it started); resolves once they are gone. */
+  stop?: () => Promise<void>;
 }
 
 export interface SuperviseOptions {
@@ -22,6 +29,9 @@ export interface SuperviseOptions {
   say: (line: string) => void;
 }
 
+/** What the supervisor's race resolves with when the API stopped answering. */
+const UNRESPONSIVE: unique symbol = Symbol("unresponsive");
+
 /**
  * Runs wrangler dev for as long as npm run dev runs, and resolves with the exit status to stop with.
  *
@@ -31,6 +41,11 @@ export interface SuperviseOptions {
  * (a non-zero code) keeps the rest running and waits for the next change to start wrangler again.
  * Before the first answer, or when wrangler exits cleanly or on a signal, npm run dev stops: a
  * stack that never started should fail at once, not wait.
+ *
+ * A wrangler whose API stops answering while it runs (`unresponsive`) is stopped and started
+ * again. An outside soak found the case: thousands of connections held open with bodies never
+ * sent took wrangler's front workerd to the process's open-file limit; it crashed, and the
+ * runtime wrangler restarted listened on the port but never answered, after the clients had left.
  */
 export async function superviseWrangler(o: SuperviseOptions): Promise<number> {
   let answered = false;
@@ -40,7 +55,21 @@ export async function superviseWrangler(o: SuperviseOptions): Promise<number> {
       o.onReady(answered);
       answered = true;
     }
-    const code = await run.exited;
+    const never = new Promise<never>(() => {});
+    const outcome = await Promise.race([
+      run.exited,
+      (run.unresponsive ?? never).then((): typeof UNRESPONSIVE => UNRESPONSIVE),
+    ]);
+    if (outcome === UNRESPONSIVE) {
+      if (o.stopping()) return 0;
+      o.say(
+        "the API has stopped answering its health check while wrangler runs (see above); restarting wrangler",
+      );
+      await run.stop?.();
+      if (o.stopping()) return 0;
+      continue;
+    }
+    const code = outcome;
     if (o.stopping()) return code ?? 0;
     if (!answered || code === null || code === 0) {
       o.say(`wrangler exited (${code ?? "signal"}); stopping`);
@@ -53,6 +82,51 @@ export async function superviseWrangler(o: SuperviseOptions): Promise<number> {
     if (o.stopping()) return code;
     o.say("change seen: starting wrangler again");
   }
+}
+
+/** How watchHealth checks: every `intervalMs`, each check given `timeoutMs`, `failures` in a row. */
+export interface HealthWatch {
+  intervalMs: number;
+  timeoutMs: number;
+  failures: number;
+}
+
+/**
+ * npm run dev's watch on a running wrangler: every 5 s a health check with 10 s to answer; three
+ * failures in a row (about 45 s without an answer) count as unresponsive. Under the heaviest
+ * load measured (an outside soak at 20 clients on a loaded 2-CPU machine) health answered within
+ * 0.9 s, so only a stack that has stopped serving fails three in a row.
+ */
+export const DEV_HEALTH_WATCH: HealthWatch = { intervalMs: 5000, timeoutMs: 10_000, failures: 3 };
+
+/**
+ * Resolves once `url` has failed `failures` health checks in a row (no answer within `timeoutMs`,
+ * or not 2xx); checks every `intervalMs` for as long as `running()` holds, and then never
+ * resolves.
+ */
+export function watchHealth(
+  url: string,
+  running: () => boolean,
+  { intervalMs, timeoutMs, failures }: HealthWatch = DEV_HEALTH_WATCH,
+): Promise<void> {
+  return new Promise((resolve) => {
+    let failed = 0;
+    const check = async () => {
+      if (!running()) return;
+      let ok = false;
+      try {
+        const answer = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+        await answer.body?.cancel();
+        ok = answer.ok;
+      } catch {
+        // no answer in time, or the connection refused or reset
+      }
+      failed = ok ? 0 : failed + 1;
+      if (failed >= failures && running()) resolve();
+      else setTimeout(check, intervalMs).unref();
+    };
+    setTimeout(check, intervalMs).unref();
+  });
 }
 
 /**
