@@ -24,6 +24,9 @@ export async function streamJsonArray(
   const encoder = new TextEncoder();
   let next: Promise<IteratorResult<string[]>> = Promise.resolve(await batches.next());
   let separator = "[";
+  // The client went away (the runtime cancels the body): a pull still under way then fails to
+  // enqueue ("Unable to enqueue"), which is no failure of the export to log.
+  let cancelled = false;
 
   return new ReadableStream<Uint8Array>({
     // Every pull must enqueue or close: a pull that does neither is never called again, and the
@@ -55,11 +58,13 @@ export async function streamJsonArray(
         next = batches.next();
         next.catch(() => {}); // handled by the next pull's await
       } catch (error) {
+        if (cancelled) return;
         onAbort(error);
         controller.error(new Error(STREAM_ABORTED_MESSAGE));
       }
     },
     async cancel() {
+      cancelled = true;
       await batches.return(undefined);
     },
   });

@@ -50,6 +50,28 @@ describe("streamJsonArray", () => {
     await expect(streamJsonArray(failing())).rejects.toThrow("database down");
   });
 
+  it("a client gone while the next batch is read is no failure: onAbort is not called", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    async function* slow(): AsyncGenerator<string[]> {
+      yield ["1"];
+      await held;
+      yield ["2"];
+    }
+    const aborted: unknown[] = [];
+    const reader = (await streamJsonArray(slow(), (error) => aborted.push(error))).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("[1");
+    const reading = reader.read(); // a pull that waits for the second batch
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The cancel waits for the generator, which waits for the batch: released after it starts.
+    const cancelling = reader.cancel();
+    release();
+    await cancelling;
+    await reading.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(aborted).toEqual([]);
+  });
+
   it("cuts the stream on a later failure, with a fixed error, and hands the cause to onAbort", async () => {
     const cause = new Error("Failed query: select secret params: customer@example.com");
     async function* failingLater(): AsyncGenerator<string[]> {
