@@ -152,6 +152,16 @@ export const ReservationInputSchema = z
     refundedTotalCents: opt(NonNegativeCents).openapi({
       description: "Ignored: derived from the refunds (E14).",
     }),
+    // The answer's nested members, which a client may send back as it read them: objects, never
+    // read (the top-level fields are the reservation; the MASTER entry is its master contact).
+    reservation: NullableFreeObject.optional().openapi({
+      description:
+        "Ignored: the answer's nested copy of the reservation; the top-level fields are the input.",
+    }),
+    reservationMasterContact: NullableFreeObject.optional().openapi({
+      description:
+        "Ignored: the master contact is the MASTER entry of reservationContacts (found or created by email).",
+    }),
   })
   .superRefine((input, ctx) => {
     const masters = input.reservationContacts.filter((c) => c.contactType === "MASTER").length;

@@ -127,6 +127,22 @@ describe("E11 PUT /v2/reservations/import/{reservationID}: happy", () => {
     expect((await slotState(target.slotId)).reservedCount).toBe(6);
   });
 
+  it("takes its own answer sent back (nested reservation and master contact included, never read)", async () => {
+    const target = await experienceWithSlot(tenant);
+    const first = await importOk(tenant, "NEW", reservationBody(target, { guestCountTotal: 2 }));
+    const again = await importOk(tenant, first.id, { ...first, message: "sent back" });
+    expect(again).toMatchObject({ id: first.id, guestCountTotal: 2, message: "sent back" });
+    // They are objects as the answer has them: another type is a 400 naming the member.
+    for (const member of ["reservation", "reservationMasterContact"]) {
+      const problem = await expectProblem(
+        await putReservation(tenant, first.id, { ...first, [member]: "x" }),
+        400,
+        "VALIDATION_ERROR",
+      );
+      expect(problem.errors?.map((e) => e.path)).toEqual([member]);
+    }
+  });
+
   it("upserts contacts by email: the same person in another reservation links the same contact", async () => {
     const target = await experienceWithSlot(tenant);
     const email = `Shared.${crypto.randomUUID().slice(0, 8)}@Example.com`;
