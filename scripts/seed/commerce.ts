@@ -89,7 +89,13 @@ async function seedCoupons(db: NodePgDatabase<typeof schema>, wineryId: string) 
   }
 }
 
-/** Receipts with a line and a payment each, spread over the last 180 days, numbered after E1's. */
+/**
+ * Point-of-sale receipts (terminals Bar, Shop and Cellar), a line and a payment each, spread over
+ * the last 180 days and numbered after E1's. Their receiptType is POS: ORDER is the type of the
+ * receipts E1 issues for imported orders, each with its order's id as externalEntityId, and an
+ * outside audit reconciling E4's ORDER receipts against E20's orders found these 300 with no
+ * order (the seed typed them ORDER until then; a database seeded before is retyped).
+ */
 async function seedReceipts(db: NodePgDatabase<typeof schema>, wineryId: string) {
   const receiptId = md5Uuid(sql`${wineryId} || 'receipt:' || g`);
   const names = ["Marco Bianchi", "Anna Rossi", "Luca Verdi", "Giulia Neri", "Paolo Conti"];
@@ -102,7 +108,7 @@ async function seedReceipts(db: NodePgDatabase<typeof schema>, wineryId: string)
         names.map((n) => sql`${n}`),
         sql`, `,
       )}])[1 + g % 5], 'T' || (1 + g % 3), (array['Bar', 'Shop', 'Cellar'])[1 + g % 3],
-      'ORDER', case when g % 25 = 0 then 'REFUND' else 'RECEIPT' end,
+      'POS', case when g % 25 = 0 then 'REFUND' else 'RECEIPT' end,
       case when g % 7 = 0 then 'SENT' else 'CREATED' end,
       case when g % 7 = 0 then 'DONE' else 'TODO' end, 'NONE', at, total,
       round(total / 1.22)::bigint, total - round(total / 1.22)::bigint,
@@ -119,6 +125,10 @@ async function seedReceipts(db: NodePgDatabase<typeof schema>, wineryId: string)
   const seeded = sql`(select id, total_cents, total_no_vat_cents, vat_amount_cents, created_at
     from receipts where winery_id = ${wineryId}
       and id in (select ${receiptId} from generate_series(1, ${RECEIPTS}) g))`;
+  await db.execute(sql`
+    update receipts set receipt_type = 'POS'
+    where winery_id = ${wineryId} and receipt_type = 'ORDER'
+      and id in (select ${receiptId} from generate_series(1, ${RECEIPTS}) g)`);
   await db.execute(sql`
     insert into receipt_lines (id, receipt_id, description, entity_id, entity_type, line_number,
       line_type, net_total_cents, quantity, unit_price_cents, vat_amount_cents, vat_percent,

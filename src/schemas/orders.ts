@@ -83,7 +83,7 @@ export const ExternalOrderSchema = z
     zipcode: text(50),
     amountCents: Int64.min(0).nullish().openapi({
       description:
-        "Gross amount paid. When absent: totals.totalCents, else the items' sum plus shipment minus discount. The receipt has a line per item (each at its own gross) and one payment of this amount, so when an amount is sent that differs from the items' sum plus shipment minus discount, its lines do not add up to its total.",
+        "Gross amount paid. When absent: totals.totalCents, else the items' sum plus shipment minus discount. The receipt has a line per item (each at its own gross) and one payment of this amount, which is its totalCents: shipment and the order's discount are in its totals, not in its lines (decisions.md: a line per item), so its lines add up to its total only when the amount is the items' sum alone.",
     }),
     amountDiscountCents: Int64.min(0).nullish().openapi({
       description:

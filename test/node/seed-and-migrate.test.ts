@@ -374,6 +374,23 @@ describe("the ids npm run seed prints", () => {
     expect(brunello?.rule).toBe(brunello?.sku);
   });
 
+  it("type ORDER only the receipts of imported orders; the point-of-sale ones are POS", async () => {
+    const types = await query<{ type: string; receipts: number; orderless: number }>(
+      `select receipt_type as type, count(*)::int as receipts,
+              count(*) filter (where order_id is null or external_entity_id is null)::int as orderless
+       from receipts where winery_id = $1 group by 1 order by 1`,
+      [ids.wineryId],
+    );
+    const [orders] = await query<{ n: number }>(
+      "select count(*)::int as n from orders where winery_id = $1",
+      [ids.wineryId],
+    );
+    expect(types).toEqual([
+      { type: "ORDER", receipts: orders?.n, orderless: 0 },
+      { type: "POS", receipts: 300, orderless: 300 },
+    ]);
+  });
+
   it("let each filter of E10 change its answer", async () => {
     const wineryId = ids.wineryId as string;
     const list = async (filter: Record<string, unknown>) =>
