@@ -218,7 +218,8 @@ export const ReservationIdParamsSchema = z.object({
     .max(100)
     .openapi({
       param: { name: "reservationID", in: "path" },
-      description: "The reservation's id (a uuid, as E11 answers it); any other value is 404.",
+      description:
+        "The reservation's id (a uuid, as E11 answers it); any other value of up to 100 characters is 404.",
     }),
 });
 

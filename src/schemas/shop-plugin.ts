@@ -19,7 +19,7 @@ export const ShopPluginOrderQuerySchema = z.object({
     }),
   // A string, as the interface types it: any value but the key's winery (its uuid, in any case) is
   // 403, answered by the body middleware before this schema runs.
-  wineryId: SafeString.max(100).openapi({
+  wineryId: SafeString.openapi({
     param: { name: "wineryId", in: "query" },
     description: "The API key's winery (its uuid); any other value is 403 FORBIDDEN.",
   }),

@@ -38,8 +38,8 @@ describe("GET /api/problems/{slug}", () => {
     },
   );
 
-  it("refuses a NUL in the slug (as every path parameter) and a slug over 100 characters: 400 naming it", async () => {
-    for (const slug of ["stale%00update", "x".repeat(101)]) {
+  it("refuses a NUL or a lone surrogate in the slug (as every path parameter) and a slug over 100 characters: 400 naming it", async () => {
+    for (const slug of ["stale%00update", "x".repeat(101), "%ED%A0%80", "%FF"]) {
       const problem = await expectProblem(await api(`/problems/${slug}`), 400, "VALIDATION_ERROR");
       expect(problem.errors?.map((e) => e.path)).toEqual(["slug"]);
     }

@@ -314,6 +314,7 @@ describe("PUT /v2/experiences/{id}: errors", () => {
     [{ slotsRequests: [{ id: crypto.randomUUID() }] }, "slotsRequests[0].id"],
     // The interface types it a string: one that is no uuid names no slot either.
     [{ slotsRequests: [{ id: "slot-1" }] }, "slotsRequests[0].id"],
+    [{ slotsRequests: [{ id: "", maxParties: 7 }] }, "slotsRequests[0].id"],
     [{ slotsRequests: [{ time: "25:00", day: "2027-01-01" }] }, "slotsRequests[0].time"],
     [
       {

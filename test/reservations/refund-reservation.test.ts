@@ -262,6 +262,13 @@ describe("E14: errors", () => {
       const problem = await expectProblem(await refund(tenant, id, 100), 404, "NOT_FOUND");
       expect(problem.detail).toContain(id);
     }
+    // Answered before anything runs: nothing is kept under its key (the route says so).
+    const headers = { "Idempotency-Key": `refund-${crypto.randomUUID()}` };
+    for (const amount of [100, 100, 200]) {
+      const again = await refund(tenant, "R-1001", amount, headers);
+      expect(again.headers.get("Idempotent-Replayed")).toBeNull();
+      await expectProblem(again, 404, "NOT_FOUND");
+    }
     // Its uuid in capitals is the reservation still.
     const id = await paidReservation(5000);
     expect((await refund(tenant, id.toUpperCase(), 100)).status).toBe(200);

@@ -1,6 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ERROR_DESCRIPTION, ERROR_STATUS, ERROR_TITLE, NotFoundError } from "../../lib/errors";
-import { codeFromSlug, PROBLEM_CONTENT_TYPE, problemType } from "../../lib/problem";
+import {
+  ERROR_DESCRIPTION,
+  ERROR_STATUS,
+  ERROR_TITLE,
+  NotFoundError,
+  ValidationError,
+} from "../../lib/errors";
+import {
+  codeFromSlug,
+  PROBLEM_CONTENT_TYPE,
+  parameterProblem,
+  problemType,
+} from "../../lib/problem";
 import { createRouter } from "../../lib/router";
 import { SafeString } from "../../schemas/common";
 import { ProblemSchema } from "../../schemas/problem";
@@ -43,7 +54,7 @@ const problemTypeRoute = createRoute({
     },
     400: {
       description:
-        "VALIDATION_ERROR: the slug holds a NUL or a lone surrogate, or is over 100 characters.",
+        "VALIDATION_ERROR: the slug holds a NUL or a lone surrogate, is not percent-encoded UTF-8, or is over 100 characters.",
       content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
     },
     404: {
@@ -54,6 +65,14 @@ const problemTypeRoute = createRoute({
 });
 
 export const problemsRoutes = createRouter().openapi(problemTypeRoute, (c) => {
+  // A segment that is not percent-encoded UTF-8 (a lone surrogate's %ED%A0%80) reaches the route
+  // undecoded: 400, as on every versioned route (there the route guard answers it).
+  const raw = new URL(c.req.url).pathname.split("/").at(-1) ?? "";
+  try {
+    decodeURIComponent(raw);
+  } catch {
+    throw new ValidationError([parameterProblem("param", "slug", "is not percent-encoded UTF-8")]);
+  }
   const { slug } = c.req.valid("param");
   const code = codeFromSlug(slug);
   if (!code) throw new NotFoundError("Problem type", slug);

@@ -39,7 +39,8 @@ export function applySlotRequests(
       extraData: request.extraData ?? slot.extraData,
     });
 
-    if (request.id) {
+    // An id sent ("" included) names a slot; null or left out, new slots.
+    if (request.id != null) {
       const slot = set.get(request.id);
       if (!slot || slot.experienceId !== experienceId) {
         fail("id", "is not a slot of this experience");
