@@ -116,19 +116,24 @@ describe("superviseWrangler, when the API stops answering while wrangler runs", 
 });
 
 describe("watchHealth", () => {
-  /** A health endpoint that answers 200 until `hang` is set, then holds every request. */
+  /**
+   * A health endpoint that answers 200 (500 once `fail` is set) until `hang` is set, then holds
+   * every request.
+   */
   async function healthServer() {
     let hang = false;
+    let status = 200;
     const held: ServerResponse[] = [];
     const server = createServer((_, res) => {
       if (hang) held.push(res);
-      else res.end("{}");
+      else res.writeHead(status).end("{}");
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const { port } = server.address() as AddressInfo;
     return {
       url: `http://127.0.0.1:${port}/api/health`,
       hang: () => (hang = true),
+      fail: () => (status = 500),
       close: () => {
         for (const res of held) res.destroy();
         server.closeAllConnections();
@@ -138,7 +143,7 @@ describe("watchHealth", () => {
   }
   const quick = { intervalMs: 20, timeoutMs: 50, failures: 3 };
 
-  it("resolves after the given failures in a row, not while the endpoint answers", async () => {
+  it("resolves after the given checks in a row go unanswered, not while the endpoint answers", async () => {
     const health = await healthServer();
     try {
       let unresponsive = false;
@@ -146,6 +151,10 @@ describe("watchHealth", () => {
         unresponsive = true;
       });
       await new Promise((r) => setTimeout(r, 300)); // about ten checks, all answered
+      expect(unresponsive).toBe(false);
+      // An error status is an answer: a broken Worker is not mended by a restart.
+      health.fail();
+      await new Promise((r) => setTimeout(r, 300));
       expect(unresponsive).toBe(false);
       health.hang();
       await watched;

@@ -93,16 +93,18 @@ export interface HealthWatch {
 
 /**
  * npm run dev's watch on a running wrangler: every 5 s a health check with 10 s to answer; three
- * failures in a row (about 45 s without an answer) count as unresponsive. Under the heaviest
+ * unanswered in a row (about 45 s without an answer) count as unresponsive. Under the heaviest
  * load measured (an outside soak at 20 clients on a loaded 2-CPU machine) health answered within
  * 0.9 s, so only a stack that has stopped serving fails three in a row.
  */
 export const DEV_HEALTH_WATCH: HealthWatch = { intervalMs: 5000, timeoutMs: 10_000, failures: 3 };
 
 /**
- * Resolves once `url` has failed `failures` health checks in a row (no answer within `timeoutMs`,
- * or not 2xx); checks every `intervalMs` for as long as `running()` holds, and then never
- * resolves.
+ * Resolves once `url` has left `failures` health checks in a row unanswered (no answer within
+ * `timeoutMs`, or the connection refused or reset); checks every `intervalMs` for as long as
+ * `running()` holds, and then never resolves. Any answer counts as one, an error status included:
+ * a Worker that answers 500 after a broken edit is not mended by a restart (the next saved change
+ * reloads it), a front end that answers nothing is.
  */
 export function watchHealth(
   url: string,
@@ -113,15 +115,15 @@ export function watchHealth(
     let failed = 0;
     const check = async () => {
       if (!running()) return;
-      let ok = false;
+      let answered = false;
       try {
         const answer = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
         await answer.body?.cancel();
-        ok = answer.ok;
+        answered = true;
       } catch {
         // no answer in time, or the connection refused or reset
       }
-      failed = ok ? 0 : failed + 1;
+      failed = answered ? 0 : failed + 1;
       if (failed >= failures && running()) resolve();
       else setTimeout(check, intervalMs).unref();
     };
