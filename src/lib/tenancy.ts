@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { ForbiddenError } from "./errors";
@@ -19,7 +20,8 @@ export function assertOwnWinery(
   }
 }
 
-/** Any uuid's spelling (8-4-4-4-12 hex digits, any case): what a `format: uuid` field accepts. */
-const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuidShaped = (value: string) => UUID_SHAPE.test(value);
+/**
+ * Any uuid's spelling (8-4-4-4-12 hex digits, any case): zod's own pattern for z.guid(), which the
+ * `Uuid` fields use, so a string these fields would accept is never left to them unchecked.
+ */
+export const isUuidShaped = (value: string) => z.regexes.guid.test(value);
