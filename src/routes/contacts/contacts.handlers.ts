@@ -1,8 +1,7 @@
-import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
+import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
-import { streamJsonArray } from "../../lib/json-stream";
-import { describeError } from "../../lib/problem";
+import { streamedArrayResponse, streamHandler } from "../../lib/stream-response";
 import type { ContactQuery } from "../../schemas/contacts";
 import { type ContactExportShape, exportContacts } from "../../services/contacts/export-contacts";
 import { upsertContact } from "../../services/contacts/upsert-contact";
@@ -21,35 +20,15 @@ export const upsertContactHandler: RouteHandler<typeof upsertContactRoute, AppEn
   return c.json(contact, 200);
 };
 
-/** E17/E18: a JSON array streamed in batches (constant memory), answered through the context. */
-async function exportResponse(c: Context<AppEnv>, range: ContactQuery, shape: ContactExportShape) {
+/** E17/E18: a JSON array streamed in batches (constant memory). */
+function exportResponse(c: Context<AppEnv>, range: ContactQuery, shape: ContactExportShape) {
   const query = { wineryId: c.get("principal").wineryId, ...range };
-  // After the status line a failure can only cut the body; it is logged like a failed request.
-  const body = await streamJsonArray(exportContacts(c.get("db").http, query, shape), (error) =>
-    console.error(
-      JSON.stringify({
-        level: "error",
-        requestId: c.get("requestId"),
-        method: c.req.method,
-        path: c.req.path,
-        event: "stream-aborted",
-        error: describeError(error),
-      }),
-    ),
-  );
-  return c.body(body, 200, { "Content-Type": "application/json; charset=utf-8" });
+  return streamedArrayResponse(c, exportContacts(c.get("db").http, query, shape));
 }
 
-/** A streamed body cannot carry its element type, so the route's schema types these handlers. */
-type StreamHandler<R extends RouteConfig> = (
-  c: Parameters<RouteHandler<R, AppEnv>>[0],
-) => Promise<Response>;
-const typedBy = <R extends RouteConfig>(handler: StreamHandler<R>) =>
-  handler as unknown as RouteHandler<R, AppEnv>;
-
-export const exportContactsV2Handler = typedBy<typeof exportContactsV2Route>((c) =>
+export const exportContactsV2Handler = streamHandler<typeof exportContactsV2Route>((c) =>
   exportResponse(c, c.req.valid("json"), "v2"),
 );
-export const exportContactsV3Handler = typedBy<typeof exportContactsV3Route>((c) =>
+export const exportContactsV3Handler = streamHandler<typeof exportContactsV3Route>((c) =>
   exportResponse(c, c.req.valid("json"), "v3"),
 );

@@ -1,8 +1,8 @@
-import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
+import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { NotFoundError } from "../../lib/errors";
 import { idempotencyOptions, replayHeaders } from "../../lib/idempotent-route";
-import { streamJsonArray } from "../../lib/json-stream";
+import { streamedArrayResponse, streamHandler } from "../../lib/stream-response";
 import { assertOwnWinery } from "../../lib/tenancy";
 import { Uuid } from "../../schemas/common";
 import { importReservation } from "../../services/reservations/import-reservation";
@@ -27,18 +27,11 @@ export const importReservationHandler: RouteHandler<typeof importReservationRout
   return c.json(reservation, 200);
 };
 
-/** A streamed body cannot carry its element type, so the route's schema types the handler. */
-type StreamHandler<R extends RouteConfig> = (
-  c: Parameters<RouteHandler<R, AppEnv>>[0],
-) => Promise<Response>;
-const typedBy = <R extends RouteConfig>(handler: StreamHandler<R>) =>
-  handler as unknown as RouteHandler<R, AppEnv>;
-
 /**
  * E16: a JSON array streamed in keyset batches (constant memory) from one snapshot of the data
  * (queryReservations), answered through the context.
  */
-export const queryReservationsHandler = typedBy<typeof queryReservationsRoute>(async (c) => {
+export const queryReservationsHandler = streamHandler<typeof queryReservationsRoute>(async (c) => {
   const filter = c.req.valid("json");
   // The interface types this filter a string: any value but the key's winery is 403 (the body
   // middleware has answered another winery's uuid already).
@@ -46,14 +39,14 @@ export const queryReservationsHandler = typedBy<typeof queryReservationsRoute>(a
   const query = c.req.valid("query");
   // An empty language names none: the next source decides, as if it had not been sent.
   const lang = filter.lang || query.Lang || query.lang || null;
-  const body = await streamJsonArray(
+  return streamedArrayResponse(
+    c,
     queryReservations(c.get("db"), {
       ...filter,
       wineryId: c.get("principal").wineryId,
       lang,
     }),
   );
-  return c.body(body, 200, { "Content-Type": "application/json; charset=utf-8" });
 });
 
 /** E14. A replay answers the first result again, serialised to the same bytes. */
