@@ -385,9 +385,17 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
    * 0.7 s (an outside audit's latency proxy: every request 503 on a working database). A server
    * that does not answer keeps the probe (or the connection's start-up) waiting until the Worker
    * gives up: then the connection is destroyed, and the next probe opens a new one. Closed after
-   * PROBE_IDLE_MS without a probe, as the pools' idle connections are.
+   * PROBE_IDLE_MS without a probe, as the pools' idle connections are. Probes that arrive
+   * together (a loaded Worker's overlap) run one after another on it: the connection answers one
+   * query at a time, and pg's own queue for more is deprecated (gone in pg 9).
    */
-  type ProbeClient = { client: pg.Client; ready: Promise<unknown>; idle?: NodeJS.Timeout };
+  type ProbeClient = {
+    client: pg.Client;
+    ready: Promise<unknown>;
+    /** The last probe sent on the connection, settled or not: the next one runs after it. */
+    tail: Promise<unknown>;
+    idle?: NodeJS.Timeout;
+  };
   const probeClients = new Map<string, ProbeClient>();
   const dropProbeClient = (database: string, client: pg.Client) => {
     const held = probeClients.get(database);
@@ -419,7 +427,7 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
     client.on("end", () => dropProbeClient(database, client));
     const ready = client.connect();
     ready.catch(() => dropProbeClient(database, client));
-    const fresh: ProbeClient = { client, ready };
+    const fresh: ProbeClient = { client, ready, tail: ready.catch(() => {}) };
     probeClients.set(database, fresh);
     return fresh;
   }
@@ -433,9 +441,14 @@ export async function startNeonHttpServer(opts: NeonHttpServerOptions): Promise<
       (client as unknown as { connection: { stream: Socket } }).connection.stream.destroy();
     };
     signal.addEventListener("abort", abandon, { once: true });
-    try {
+    const turn = held.tail.then(async () => {
       await held.ready;
-      return await run(client as pg.PoolClient, input, false);
+      signal.throwIfAborted();
+      return run(client as pg.PoolClient, input, false);
+    });
+    held.tail = turn.catch(() => {});
+    try {
+      return await turn;
     } finally {
       signal.removeEventListener("abort", abandon);
       if (probeClients.get(database) === held) {

@@ -8,7 +8,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type NeonLocal, startNeonLocal } from "../../scripts/local-db";
 import {
   type EmbeddedPostgres,
@@ -174,6 +174,36 @@ describe("the liveness probe", () => {
     }
     expect(await Promise.all(waiting)).toEqual(waiting.map(() => 200));
   }, 60_000);
+  // Under load (20 clients, load average 9) probes overlapped on the one connection, and pg queued
+  // them itself: pg 8 warns of that ("already executing a query"), pg 9 removes it. The endpoint
+  // runs them one after another.
+  it("answers probes that arrive together one after another on its connection", async () => {
+    const inFlight = new Map<pg.Client, number>();
+    let most = 0;
+    const original = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      const result = (original as (...a: unknown[]) => unknown).apply(this, args);
+      if (!(result instanceof Promise)) return result;
+      inFlight.set(this, (inFlight.get(this) ?? 0) + 1);
+      most = Math.max(most, inFlight.get(this) ?? 0);
+      return result.finally(() => inFlight.set(this, (inFlight.get(this) ?? 1) - 1));
+    } as typeof original);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => post({ query: "select 1 /* liveness */", params: [] })),
+      );
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      for (const answer of answers)
+        expect(((await answer.json()) as { rows: unknown[][] }).rows).toEqual([["1"]]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(most).toBe(1);
+  }, 60_000);
+
   // A probe costs the server one round trip, as on Neon (whose endpoint keeps its connections):
   // opening a connection for each one added the start-up's, and a database 180 ms away each way
   // failed the Worker's 0.7 s while it answered every query (an outside audit's latency proxy).
