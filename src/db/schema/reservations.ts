@@ -200,7 +200,12 @@ export const reservationRefunds = pgTable(
     createdAt: timestampMs().notNull().defaultNow(),
   },
   (t) => [
-    index("reservation_refunds_reservation_idx").on(t.wineryId, t.reservationId),
+    // A reservation's refunds, and their last instant read from the end (the documents' refundedAt).
+    index("reservation_refunds_reservation_created_idx").on(
+      t.wineryId,
+      t.reservationId,
+      t.createdAt,
+    ),
     check("reservation_refunds_positive", sql`${t.amountCents} > 0`),
   ],
 );

@@ -1,0 +1,2 @@
+DROP INDEX "reservation_refunds_reservation_idx";--> statement-breakpoint
+CREATE INDEX "reservation_refunds_reservation_created_idx" ON "reservation_refunds" USING btree ("winery_id","reservation_id","created_at");
