@@ -44,19 +44,25 @@ table); --quick about 4 minutes.
                          CPU per request by process of the stack (from /proc). Writes
                          bench/results/<time>-dev.{md,json}. About 6 minutes.
 
+  --mix                  With --dev: every route at once instead, in turn from --connections (20)
+                         clients for --seconds (600), with the RSS of every process of the stack
+                         every --sample (30) s; fails on a 5xx, a request unanswered or cut off, or
+                         a process grown more than --max-growth (20) percent from --baseline (120)
+                         s to the end. Writes bench/results/<time>-dev-mix.{md,json}.
+
   --soak                 Memory under sustained load instead (npm run dev's stack): E13 and E17 at
                          once for --seconds; RSS of every process after --baseline seconds and at
                          the end. Fails (exit 1) when a workerd process grew by more than
                          --max-growth. Writes bench/results/soak-<target>-<time>.{json,md}.
   --target <t>           With --soak: workerd (default), the bundled Worker alone in workerd; dev:
                          wrangler dev as npm run dev runs it (its proxy workerd in front).
-  --baseline <n>         With --soak: when the first reading is taken, seconds into the load (10;
-                         --target dev 120: wrangler dev's workerd processes warm up for about 100 s
-                         before they level off, see bench/README.md).
-  --sample <n>           With --soak: seconds between the readings of the time series (10;
-                         --target dev 20).
+  --baseline <n>         With --soak or --mix: when the first reading is taken, seconds into the
+                         load (10; --target dev and --mix 120: wrangler dev's workerd processes
+                         warm up for about 100 s before they level off, see bench/README.md).
+  --sample <n>           With --soak or --mix: seconds between the readings of the time series
+                         (10; --target dev 20; --mix 30).
   --export-contacts <n>  With --soak: contacts in the E17 winery (1000).
-  --max-growth <p>       With --soak: allowed growth of a workerd process in percent (20).
+  --max-growth <p>       With --soak or --mix: allowed growth of a process in percent (20).
   --heap                 With --soak: also sample the isolate's V8 heap through its inspector.
   -h, --help             This text.
 `;
@@ -75,6 +81,7 @@ function parse() {
       options: {
         soak: { type: "boolean" },
         dev: { type: "boolean" },
+        mix: { type: "boolean" },
         quick: { type: "boolean" },
         rows: { type: "string" },
         only: { type: "string" },
@@ -129,10 +136,16 @@ if (args.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const soakOnly = ["target", "baseline", "sample", "export-contacts", "max-growth", "heap"].filter(
+if (args.mix && !args.dev) usageError("--mix needs --dev");
+const soakOnly = ["target", "export-contacts", "heap"].filter(
   (k) => args[k as keyof typeof args] !== undefined,
 );
 if (!args.soak && soakOnly.length > 0) usageError(`--${soakOnly[0]} needs --soak`);
+const memoryOnly = ["baseline", "sample", "max-growth"].filter(
+  (k) => args[k as keyof typeof args] !== undefined,
+);
+if (!args.soak && !args.mix && memoryOnly.length > 0)
+  usageError(`--${memoryOnly[0]} needs --soak or --dev --mix`);
 const benchOnly = ["quick", "rows", "only", "profile"].filter(
   (k) => args[k as keyof typeof args] !== undefined,
 );
@@ -161,8 +174,27 @@ const runDev = async () => {
   });
 };
 
+const runDevMix = async () => {
+  const { runDevMix: runMix } = await import("./bench/dev-mix");
+  const seconds = number("seconds", args.seconds, 600, 1);
+  const baselineSeconds = number("baseline", args.baseline, 120, 1);
+  if (baselineSeconds >= seconds)
+    usageError(`--baseline (${baselineSeconds}) must be less than --seconds (${seconds})`);
+  return runMix({
+    seconds,
+    connections: Math.floor(number("connections", args.connections, 20, 1)),
+    sampleSeconds: number("sample", args.sample, 30, 1),
+    baselineSeconds,
+    maxGrowth: number("max-growth", args["max-growth"], 20, 0) / 100,
+    only: args.only ? args.only.split(",").map((v) => v.trim()) : [],
+    resultsDir: args.results ?? "bench/results",
+  });
+};
+
 const run = args.dev
-  ? runDev
+  ? args.mix
+    ? runDevMix
+    : runDev
   : args.soak
     ? async () => {
         const { runSoakBench } = await import("./bench/soak-run");

@@ -66,7 +66,7 @@ export function groupOf(label: string): CpuGroup | undefined {
   return own as CpuGroup | undefined;
 }
 
-interface Stack {
+export interface Stack {
   origin: string;
   pid: number;
   port: number;
@@ -108,7 +108,7 @@ export function cpuPerRequest(
 
 const TARGET = { read: 0.5, write: 0.3 } as const;
 
-async function runningStack(): Promise<Stack> {
+export async function runningStack(): Promise<Stack> {
   let apiUrl: string;
   let pid: number;
   try {
@@ -126,7 +126,7 @@ async function runningStack(): Promise<Stack> {
 }
 
 /** `npm run seed` (the same script); its last line is the JSON of the demo winery's ids. */
-function seed(): Promise<Record<string, unknown>> {
+export function seed(): Promise<Record<string, unknown>> {
   const tsx = resolve("node_modules", ".bin", "tsx");
   return new Promise((done, fail) => {
     execFile(tsx, [join("scripts", "commands", "seed.ts")], { timeout: 300_000 }, (error, out) => {
@@ -141,7 +141,7 @@ function seed(): Promise<Record<string, unknown>> {
   });
 }
 
-function fixtures(s: Record<string, unknown>): Fixtures {
+export function fixtures(s: Record<string, unknown>): Fixtures {
   const text = (key: string) => {
     const value = s[key];
     if (value === undefined || value === null) throw new Error(`npm run seed gave no ${key}`);
