@@ -48,6 +48,13 @@ describe("npm run bench", () => {
     [["--soak", "--target", "prod"], /--target is workerd or dev/],
     [["--dev", "--soak"], /--dev and --soak are two different runs/],
     [["--dev", "--quick"], /--quick does not apply to --dev/],
+    [["--mix"], /--mix needs --dev/],
+    [["--baseline", "30"], /--baseline needs --soak or --dev --mix/],
+    [["--dev", "--max-growth", "10"], /--max-growth needs --soak or --dev --mix/],
+    [
+      ["--dev", "--mix", "--seconds", "60"],
+      /--baseline \(120\) must be less than --seconds \(60\)/,
+    ],
     [
       ["--soak", "--target", "dev", "--seconds", "60"],
       /--baseline \(120\) must be less than --seconds \(60\)/,
