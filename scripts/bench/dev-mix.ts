@@ -18,8 +18,10 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { gitState, kibToMib, log, round, stampOf } from "./common";
 import { fixtures, runningStack, seed } from "./dev-ratios";
+import { percentile } from "./load";
 import { memoryOf, STACK_LABELS, stackProcesses } from "./proc";
 import { ROUTES } from "./routes";
+import { memoryGrowth } from "./soak";
 
 export interface DevMixOptions {
   seconds: number;
@@ -128,21 +130,18 @@ export async function runDevMix(o: DevMixOptions): Promise<boolean> {
   const failures: string[] = [];
   const memory = processes.map((p, i) => {
     const series = rss[i] ?? [];
+    // Always read: --baseline is less than --seconds, and the last reading comes after the load.
     const baseline = baselineIndex === undefined ? null : (series[baselineIndex] ?? null);
     const end = series.at(-1) ?? null;
     const max = Math.max(...series.filter((v): v is number => v !== null));
-    const ratio = baseline && end ? round(end / baseline, 3) : null;
-    if (end === null) failures.push(`${p.label} (pid ${p.pid}) was gone before the end`);
-    else if (ratio !== null && ratio > 1 + o.maxGrowth)
-      failures.push(`${p.label} grew ${round((ratio - 1) * 100, 1)}% (${baseline} -> ${end} MiB)`);
+    const { ratio, failure } = memoryGrowth(p, baseline, end, o.maxGrowth);
+    if (failure) failures.push(failure);
     return { ...p, baselineMiB: baseline, endMiB: end, maxMiB: max, ratio, rssMiB: series };
   });
-  if (baselineIndex === undefined)
-    failures.push(`no reading at ${o.baselineSeconds} s: the run was shorter than its baseline`);
   const perRoute = routes.map((route) => {
     const t = tallies.get(route.id) as RouteTally;
-    const sorted = [...t.latencies].sort((a, b) => a - b);
-    const at = (q: number) => round(sorted[Math.floor(q * (sorted.length - 1))] ?? Number.NaN, 0);
+    const sorted = Float64Array.from(t.latencies).sort();
+    const at = (p: number) => round(percentile(sorted, p), 0);
     for (const [kind, count] of Object.entries(t.other))
       if (kind === "network" || kind === "cut" || kind.startsWith("5"))
         failures.push(`${route.id}: ${count} x ${kind}`);
@@ -152,8 +151,8 @@ export async function runDevMix(o: DevMixOptions): Promise<boolean> {
       path: route.path,
       ok: t.ok,
       other: t.other,
-      p50Ms: at(0.5),
-      p99Ms: at(0.99),
+      p50Ms: at(50),
+      p99Ms: at(99),
     };
   });
 

@@ -86,7 +86,8 @@ export interface Summary {
   errorSamples: string[];
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+/** The `p`th percentile (0-100, nearest rank) of ascending `sorted`; NaN when empty. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sorted.length) - 1;
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] ?? Number.NaN;

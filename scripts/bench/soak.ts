@@ -99,6 +99,27 @@ export function soakTargets(
   };
 }
 
+/**
+ * A process's RSS at the end over its baseline reading (null when either is missing: the process
+ * was gone), and the failure to report when it grew by more than `maxGrowth` or was gone.
+ */
+export function memoryGrowth(
+  p: { label: string; pid: number },
+  baselineMiB: number | null,
+  endMiB: number | null,
+  maxGrowth: number,
+): { ratio: number | null; failure?: string } {
+  if (!baselineMiB || !endMiB)
+    return { ratio: null, failure: `${p.label} (pid ${p.pid}) was gone before the end` };
+  const ratio = round(endMiB / baselineMiB, 3);
+  if (ratio <= 1 + maxGrowth) return { ratio };
+  const grew = round((ratio - 1) * 100, 1);
+  return {
+    ratio,
+    failure: `${p.label} (pid ${p.pid}) grew ${grew}% (${baselineMiB} -> ${endMiB} MiB)`,
+  };
+}
+
 export async function runSoak(
   stack: Stack,
   targets: { e13: Target; e17: Target },
@@ -173,13 +194,9 @@ export async function runSoak(
   series.forEach((s, i) => {
     s.baselineMiB = baseline[i] ?? null;
     s.endMiB = end[i] ?? null;
-    s.ratio = s.baselineMiB && s.endMiB ? round(s.endMiB / s.baselineMiB, 3) : null;
-    if (!s.workerd) return;
-    if (s.ratio === null) failures.push(`${s.label} (pid ${s.pid}) was gone before the end`);
-    else if (s.ratio > 1 + o.maxGrowth)
-      failures.push(
-        `${s.label} (pid ${s.pid}) grew ${round((s.ratio - 1) * 100, 1)}% (${s.baselineMiB} -> ${s.endMiB} MiB)`,
-      );
+    const growth = memoryGrowth(s, s.baselineMiB, s.endMiB, o.maxGrowth);
+    s.ratio = growth.ratio;
+    if (s.workerd && growth.failure) failures.push(growth.failure);
   });
   const e13Summary = summarize([e13]);
   const e17Summary = summarize([e17]);

@@ -7,6 +7,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { cpuPerRequest, groupOf } from "../../scripts/bench/dev-ratios";
+import { percentile } from "../../scripts/bench/load";
+import { memoryGrowth } from "../../scripts/bench/soak";
 import { RATE_LIMIT_MODULE, rateLimitBindings } from "../../scripts/bench/workerd";
 import { bindingLimit, RATE_LIMIT_TIERS } from "../../src/services/auth/rate-limit-tiers";
 
@@ -155,5 +157,27 @@ describe("the bench Worker's rate limiting bindings", () => {
         ),
       );
     }
+  });
+});
+
+describe("the memory verdict of --soak and --dev --mix", () => {
+  const p = { label: "workerd (the Worker)", pid: 42 };
+  it("passes growth within the bound and names the process that grew past it, or was gone", () => {
+    expect(memoryGrowth(p, 400, 480, 0.2)).toEqual({ ratio: 1.2 });
+    expect(memoryGrowth(p, 400, 481, 0.2)).toEqual({
+      ratio: 1.203,
+      failure: "workerd (the Worker) (pid 42) grew 20.3% (400 -> 481 MiB)",
+    });
+    expect(memoryGrowth(p, 400, null, 0.2)).toEqual({
+      ratio: null,
+      failure: "workerd (the Worker) (pid 42) was gone before the end",
+    });
+  });
+  it("reads latencies by nearest rank", () => {
+    const sorted = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect([percentile(sorted, 50), percentile(sorted, 99), percentile(sorted, 100)]).toEqual([
+      5, 10, 10,
+    ]);
+    expect(percentile(new Float64Array(), 50)).toBeNaN();
   });
 });
